@@ -463,99 +463,63 @@ def _is_var_name(name: str) -> bool:
 
 def to_prolog(term: Term, priority: int = 1200) -> str:
     """Render ``term`` as Prolog text that reads back as the same term (``writeq`` rules)."""
-    out: list[str] = []
-    _write(term, priority, out)
-    return "".join(out)
-
-
-def _atom_operand(name: str) -> str:
-    """An atom appearing as an operand: operators are bracketed so they read as atoms."""
-    text = quote_atom(name)
-    if ops.is_operator(name):
-        return f"({text})"
-    return text
-
-
-def _write(term: Term, priority: int, out: list[str]) -> None:
     t = type(term)
     if t is Var:
         name = term.name  # type: ignore[union-attr]
-        out.append(name if _is_var_name(name) else "_G" + str(abs(hash(name)) % 10**8))
-        return
+        return name if _is_var_name(name) else "_G" + str(abs(hash(name)) % 10**8)
     if t is Const:
         value = term.value  # type: ignore[union-attr]
         if isinstance(value, str):
-            if priority < 1200 and ops.is_operator(value):
-                out.append(_atom_operand(value))
-            else:
-                out.append(quote_atom(value))
-        elif isinstance(value, int):
-            out.append(str(value) if value >= 0 or priority >= 200 else f"({value})")
-        else:
-            text = _float_text(value)
-            out.append(text if value >= 0 or priority >= 200 else f"({text})")
-        return
+            text = quote_atom(value)
+            # An operator atom as the operand of an operator is bracketed: X = (-).
+            return f"({text})" if priority < 999 and ops.is_operator(value) else text
+        text = str(value) if isinstance(value, int) else _float_text(value)
+        return f"({text})" if value < 0 and priority < 200 else text
     if t is Str:
-        out.append('"' + _escape(term.value, '"') + '"')  # type: ignore[union-attr]
-        return
+        return '"' + _escape(term.value, '"') + '"'  # type: ignore[union-attr]
     assert isinstance(term, Struct)
     name, args = term.name, term.args
     if name == "." and len(args) == 2:
-        _write_list(term, out)
-        return
+        return _list_to_prolog(term)
     if name == "{}" and len(args) == 1:
-        out.append("{")
-        _write(args[0], 1200, out)
-        out.append("}")
-        return
-    if len(args) == 2:
-        op = ops.infix(name)
-        if op is not None:
-            p, left_max, right_max = op
-            open_paren = p > priority
-            if open_paren:
-                out.append("(")
-            _write(args[0], left_max, out)
-            if name == ",":
-                out.append(",")
-            elif name in ("|",):
-                out.append("|")
-            else:
-                out.append(" " + quote_atom(name) + " ")
-            _write_right_operand(args[1], right_max, out)
-            if open_paren:
-                out.append(")")
-            return
-    if len(args) == 1:
-        op = ops.prefix(name)
+        return "{" + to_prolog(args[0], 1200) + "}"
+    if len(args) == 2 and (op := ops.infix(name)) is not None:
+        p, left_max, right_max = op
+        left = to_prolog(args[0], left_max)
+        right = to_prolog(args[1], right_max)
+        if name == ",":
+            text = f"{left},{right}"
+        elif p < 700 and _is_symbol_atom(name) and _glue_safe(left, right):
+            text = f"{left}{name}{right}"
+        else:
+            text = f"{left} {quote_atom(name)} {right}"
+        return f"({text})" if p > priority else text
+    if len(args) == 1 and (op1 := ops.prefix(name)) is not None:
         arg = args[0]
         # Numbers and operator atoms as operands are written in functional notation, so that
         # "-(1)" does not read back as the integer -1.
-        if op is not None and not _is_number(arg) and not _is_operator_atom(arg):
-            p, arg_max = op
-            open_paren = p > priority
-            if open_paren:
-                out.append("(")
-            out.append(quote_atom(name))
-            out.append(" ")
-            _write(arg, arg_max, out)
-            if open_paren:
-                out.append(")")
-            return
-    out.append(quote_atom(name))
-    out.append("(")
-    for i, arg in enumerate(args):
-        if i:
-            out.append(",")
-        _write(arg, 999, out)
-    out.append(")")
+        p, arg_max = op1
+        operand = to_prolog(arg, arg_max)
+        first = operand[:1]
+        # "- 1" reads as -1 on some engines: operands starting with a digit, and operator
+        # atoms, use functional notation instead.
+        if not first.isdigit() and not _is_operator_atom(arg):
+            glue = _is_symbol_atom(name) and first not in ops.SYMBOL_CHARS and first != "("
+            text = f"{quote_atom(name)}{'' if glue else ' '}{operand}"
+            return f"({text})" if p > priority else text
+    inner = ",".join(to_prolog(a, 999) for a in args)
+    return f"{quote_atom(name)}({inner})"
 
 
-def _write_right_operand(term: Term, priority: int, out: list[str]) -> None:
-    # "a- -1" must not become "a--1"; always a space before a negative number.
-    if _is_number(term) and term.value < 0:  # type: ignore[union-attr,operator]
-        out.append(" ")
-    _write(term, priority, out)
+def _glue_safe(left: str, right: str) -> bool:
+    """Whether an operator can be written between ``left`` and ``right`` without spaces."""
+    return (
+        bool(left)
+        and bool(right)
+        and left[-1] not in ops.SYMBOL_CHARS
+        and right[0] not in ops.SYMBOL_CHARS
+        and right[0] != "("
+    )
 
 
 def _is_operator_atom(term: Term) -> bool:
@@ -566,17 +530,12 @@ def _is_number(term: Term) -> bool:
     return type(term) is Const and not isinstance(term.value, str)
 
 
-def _write_list(term: Term, out: list[str]) -> None:
+def _list_to_prolog(term: Term) -> str:
     items, tail = list_items(term)
-    out.append("[")
-    for i, item in enumerate(items):
-        if i:
-            out.append(",")
-        _write(item, 999, out)
+    text = ",".join(to_prolog(item, 999) for item in items)
     if tail != NIL:
-        out.append("|")
-        _write(tail, 999, out)
-    out.append("]")
+        text += "|" + to_prolog(tail, 999)
+    return f"[{text}]"
 
 
 def clause_to_prolog(clause: Clause) -> str:

@@ -1,0 +1,805 @@
+"""A streaming reader for Prolog-text data files.
+
+Reads facts, rules, directives and queries with the standard operator table (plus ``op/3``
+directives met in the file), quoted atoms with escapes, strings, lists, curly terms, ``0'c``
+character codes, ``%`` and ``/* */`` comments.
+
+Why a reader of our own: data files must become *data* (terms) before any engine sees them, so
+that every backend is loaded with the same program and directives are never executed blindly.
+
+Speed: most lines of a large data file are simple ground facts (``atm(d1, d1_1, c, 22, -0.11).``).
+Those are recognised by one regular expression and built directly; everything else goes through
+a tokenizer and an operator-precedence parser.  Files are read in chunks of lines, so memory
+does not grow with the file.
+
+Errors: every syntax error becomes ``(SourceLocation, message)``; reading skips to the end of
+the broken clause and goes on, and at the end a single :class:`PrologSyntaxError` lists up to
+``max_errors`` errors.  Nothing but :class:`~ilpkit.core.errors.IlpkitError` escapes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from ilpkit.core import operators as std_ops
+from ilpkit.core.errors import DataError, PrologSyntaxError, SourceLocation
+from ilpkit.core.terms import NIL, Const, Str, Struct, Term, Var, list_items, make_list
+
+DEFAULT_MAX_ERRORS: Final = 25
+CHUNK_LINES: Final = 50_000
+
+
+@dataclass(frozen=True, slots=True)
+class ReadTerm:
+    """One clause read from a source: the term and where it started."""
+
+    term: Term
+    file: str
+    line: int
+
+    @property
+    def location(self) -> SourceLocation:
+        return SourceLocation(self.file, self.line, 1)
+
+
+@dataclass
+class OperatorTable:
+    """The operators in force while reading one source (``op/3`` directives change it)."""
+
+    infix: dict[str, tuple[int, str]] = field(default_factory=lambda: dict(std_ops.INFIX_OPS))
+    prefix: dict[str, tuple[int, str]] = field(default_factory=lambda: dict(std_ops.PREFIX_OPS))
+    postfix: dict[str, tuple[int, str]] = field(default_factory=dict)
+
+    def add(self, priority: int, kind: str, name: str) -> None:
+        table = (
+            self.infix
+            if kind in ("xfx", "xfy", "yfx")
+            else self.prefix
+            if kind in ("fy", "fx")
+            else self.postfix
+        )
+        if priority == 0:
+            table.pop(name, None)
+        else:
+            table[name] = (priority, kind)
+
+    def is_op(self, name: str) -> bool:
+        return name in self.infix or name in self.prefix or name in self.postfix
+
+
+# --------------------------------------------------------------------------------------------
+# Tokens
+# --------------------------------------------------------------------------------------------
+
+# Token kinds
+NAME, VAR, INT, FLOAT, STR, BQ, PUNCT, END = range(8)
+_KIND_TEXT: Final = {
+    NAME: "atom",
+    VAR: "variable",
+    INT: "integer",
+    FLOAT: "float",
+    STR: "string",
+    BQ: "back-quoted string",
+    PUNCT: "punctuation",
+    END: "end of clause",
+}
+
+
+@dataclass(slots=True)
+class Token:
+    kind: int
+    value: object
+    pos: int  # offset in the chunk text
+    layout_before: bool
+    quoted: bool = False
+
+    def describe(self) -> str:
+        if self.kind == END:
+            return "end of clause '.'"
+        if self.kind == PUNCT:
+            return f"'{self.value}'"
+        if self.kind == NAME:
+            return f"atom {self.value!r}" if self.quoted else f"atom {self.value}"
+        return f"{_KIND_TEXT[self.kind]} {self.value}"
+
+
+class _SyntaxErr(Exception):
+    def __init__(self, pos: int, message: str):
+        super().__init__(message)
+        self.pos = pos
+        self.message = message
+
+
+class _NeedMore(Exception):
+    """The chunk ended inside a clause, comment or quoted item: read more lines first."""
+
+
+_SYMBOL_CLASS = r"[+\-*/\\^<>=~:.?@#&$]"
+_LAYOUT_RE: Final = re.compile(r"(?:\s+|%[^\n]*)+")
+_NAME_RE: Final = re.compile(r"[^\W\dA-Z_]\w*")
+_VAR_RE: Final = re.compile(r"[A-Z_]\w*")
+_SYMBOL_RE: Final = re.compile(_SYMBOL_CLASS + "+")
+_NUMBER_RE: Final = re.compile(
+    r"""
+    0'(?P<code>\\.|''|[^\\'\n]|'(?!'))     # character code 0'c
+  | 0x(?P<hex>[0-9a-fA-F]+)
+  | 0o(?P<oct>[0-7]+)
+  | 0b(?P<bin>[01]+)
+  | (?P<float>\d+\.\d+(?:[eE][+-]?\d+)?(?:Inf|NaN)? | \d+[eE][+-]?\d+)
+  | (?P<int>\d+)
+    """,
+    re.VERBOSE,
+)
+
+_SIMPLE_ESCAPES: Final = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "a": "\a",
+    "b": "\b",
+    "f": "\f",
+    "v": "\v",
+    "0": "\0",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "`": "`",
+    "e": "\x1b",
+    "s": " ",
+}
+
+
+class _Tokenizer:
+    """Tokenizes one clause at a time from a chunk of text."""
+
+    def __init__(self, text: str, final: bool):
+        self.text = text
+        self.final = final  # no more text will follow this chunk
+
+    def skip_layout(self, pos: int) -> int:
+        text = self.text
+        n = len(text)
+        while pos < n:
+            m = _LAYOUT_RE.match(text, pos)
+            if m:
+                pos = m.end()
+                continue
+            if text.startswith("/*", pos):
+                end = text.find("*/", pos + 2)
+                if end < 0:
+                    if not self.final:
+                        raise _NeedMore
+                    raise _SyntaxErr(pos, "unterminated block comment '/*' (expected '*/')")
+                pos = end + 2
+                continue
+            break
+        return pos
+
+    def clause_tokens(self, pos: int) -> tuple[list[Token], int]:
+        """Tokens of the clause starting at ``pos`` (up to and including END), and the end."""
+        tokens: list[Token] = []
+        text = self.text
+        n = len(text)
+        while True:
+            start = pos
+            pos = self.skip_layout(pos)
+            layout = pos > start or not tokens
+            if pos >= n:
+                if not self.final:
+                    raise _NeedMore
+                if tokens:
+                    raise _SyntaxErr(
+                        tokens[0].pos, "unexpected end of file: clause not terminated by '.'"
+                    )
+                return tokens, pos
+            tok, pos = self._next(pos, layout)
+            tokens.append(tok)
+            if tok.kind == END:
+                return tokens, pos
+
+    def _next(self, pos: int, layout: bool) -> tuple[Token, int]:
+        text = self.text
+        c = text[pos]
+        if c.isdigit():
+            return self._number(pos, layout)
+        if c == "_" or "A" <= c <= "Z":
+            m = _VAR_RE.match(text, pos)
+            assert m
+            return Token(VAR, m.group(), pos, layout), m.end()
+        if c.isalpha():
+            m = _NAME_RE.match(text, pos)
+            if m:
+                return Token(NAME, m.group(), pos, layout), m.end()
+            m = _VAR_RE.match(text, pos) or re.compile(r"\w+").match(text, pos)
+            assert m
+            return Token(VAR, m.group(), pos, layout), m.end()
+        if c in "()[]{},|":
+            if c == "|" and text.startswith("||", pos):
+                return Token(NAME, "||", pos, layout), pos + 2
+            return Token(PUNCT, c, pos, layout), pos + 1
+        if c in "!;":
+            return Token(NAME, c, pos, layout), pos + 1
+        if c == "'":
+            value, end = self._quoted(pos, "'")
+            return Token(NAME, value, pos, layout, quoted=True), end
+        if c == '"':
+            value, end = self._quoted(pos, '"')
+            return Token(STR, value, pos, layout), end
+        if c == "`":
+            value, end = self._quoted(pos, "`")
+            return Token(BQ, value, pos, layout), end
+        if c == ".":
+            nxt = pos + 1
+            if nxt >= len(text):
+                if not self.final:
+                    raise _NeedMore
+                return Token(END, ".", pos, layout), nxt
+            if text[nxt].isspace() or text[nxt] == "%":
+                return Token(END, ".", pos, layout), nxt
+        m = _SYMBOL_RE.match(text, pos)
+        if m:
+            sym = m.group()
+            # A symbol run that contains "/*" stops before it (a comment starts there).
+            cut = sym.find("/*")
+            if cut > 0:
+                sym = sym[:cut]
+            return Token(NAME, sym, pos, layout), pos + len(sym)
+        if c == "\ufeff" and pos == 0:  # byte-order mark
+            return self._next(pos + 1, layout)
+        raise _SyntaxErr(pos, f"unexpected character {c!r}")
+
+    def _number(self, pos: int, layout: bool) -> tuple[Token, int]:
+        m = _NUMBER_RE.match(self.text, pos)
+        assert m
+        end = m.end()
+        if m.group("code") is not None:
+            code = m.group("code")
+            if code == "''":
+                return Token(INT, 39, pos, layout), end
+            if code.startswith("\\"):
+                value, _ = self._escape(pos + 2, pos)
+                return Token(INT, ord(value), pos, layout), end
+            return Token(INT, ord(code), pos, layout), end
+        if m.group("hex"):
+            return Token(INT, int(m.group("hex"), 16), pos, layout), end
+        if m.group("oct"):
+            return Token(INT, int(m.group("oct"), 8), pos, layout), end
+        if m.group("bin"):
+            return Token(INT, int(m.group("bin"), 2), pos, layout), end
+        if m.group("float"):
+            text = m.group("float")
+            if text.endswith("Inf"):
+                return Token(FLOAT, float("inf"), pos, layout), end
+            if text.endswith("NaN"):
+                return Token(FLOAT, float("nan"), pos, layout), end
+            return Token(FLOAT, float(text), pos, layout), end
+        return Token(INT, int(m.group("int")), pos, layout), end
+
+    def _escape(self, pos: int, start: int) -> tuple[str, int]:
+        """Decode the escape sequence whose backslash is at ``pos``."""
+        text = self.text
+        if pos + 1 >= len(text):
+            raise _SyntaxErr(start, "unterminated escape sequence")
+        c = text[pos + 1]
+        if c in _SIMPLE_ESCAPES:
+            return _SIMPLE_ESCAPES[c], pos + 2
+        if c == "x":
+            m = re.compile(r"x([0-9a-fA-F]+)\\?").match(text, pos + 1)
+            if not m:
+                raise _SyntaxErr(pos, "bad hexadecimal escape (expected \\xHH..\\)")
+            return chr(int(m.group(1), 16)), m.end()
+        if c in "01234567":
+            m = re.compile(r"([0-7]+)\\?").match(text, pos + 1)
+            assert m
+            return chr(int(m.group(1), 8)), m.end()
+        if c == "u" or c == "U":
+            width = 4 if c == "u" else 8
+            digits = text[pos + 2 : pos + 2 + width]
+            if len(digits) != width or not all(d in "0123456789abcdefABCDEF" for d in digits):
+                raise _SyntaxErr(pos, f"bad unicode escape (expected \\{c} and {width} hex digits)")
+            return chr(int(digits, 16)), pos + 2 + width
+        if c == "\n":
+            return "", pos + 2
+        raise _SyntaxErr(pos, f"unknown escape sequence '\\{c}'")
+
+    def _quoted(self, pos: int, quote: str) -> tuple[str, int]:
+        text = self.text
+        out: list[str] = []
+        i = pos + 1
+        n = len(text)
+        while True:
+            j = i
+            while j < n and text[j] != quote and text[j] != "\\" and text[j] != "\n":
+                j += 1
+            out.append(text[i:j])
+            if j >= n:
+                if not self.final:
+                    raise _NeedMore
+                raise _SyntaxErr(pos, f"unterminated quoted item: missing closing {quote}")
+            c = text[j]
+            if c == "\n":
+                what = {"'": "atom", '"': "string", "`": "back-quoted string"}[quote]
+                raise _SyntaxErr(
+                    pos, f"unterminated quoted {what}: missing closing {quote} before end of line"
+                )
+            if c == "\\":
+                value, i = self._escape(j, pos)
+                out.append(value)
+                continue
+            # the quote character
+            if j + 1 < n and text[j + 1] == quote:
+                out.append(quote)
+                i = j + 2
+                continue
+            if j + 1 >= n and not self.final:
+                raise _NeedMore
+            return "".join(out), j + 1
+
+
+# --------------------------------------------------------------------------------------------
+# Parser
+# --------------------------------------------------------------------------------------------
+
+_TERMINATORS: Final = frozenset({")", "]", "}", ",", "|"})
+
+
+class _Parser:
+    """Operator-precedence parser over one clause's tokens."""
+
+    def __init__(self, tokens: list[Token], ops: OperatorTable, double_quotes: str):
+        self.tokens = tokens
+        self.i = 0
+        self.ops = ops
+        self.double_quotes = double_quotes
+        self.varmap: dict[str, Var] = {}
+        self.user_var_names = {t.value for t in tokens if t.kind == VAR}
+        self.anon = 0
+
+    # helpers --------------------------------------------------------------------------------
+    def peek(self) -> Token:
+        return self.tokens[self.i]
+
+    def advance(self) -> Token:
+        tok = self.tokens[self.i]
+        self.i += 1
+        return tok
+
+    def expect_punct(self, value: str, context: str) -> None:
+        tok = self.peek()
+        if tok.kind != PUNCT or tok.value != value:
+            raise _SyntaxErr(tok.pos, f"expected '{value}' {context}, got {tok.describe()}")
+        self.i += 1
+
+    def fresh_var(self) -> Var:
+        while True:
+            self.anon += 1
+            name = f"_G{self.anon}"
+            if name not in self.user_var_names:
+                return Var(name)
+
+    # grammar --------------------------------------------------------------------------------
+    def parse_clause(self) -> Term:
+        term, _ = self.parse(1200)
+        tok = self.peek()
+        if tok.kind != END:
+            if tok.kind == NAME:
+                raise _SyntaxErr(
+                    tok.pos, f"unknown operator {tok.value!r} (or a missing ',' or '.' before it)"
+                )
+            raise _SyntaxErr(tok.pos, f"expected an operator or '.', got {tok.describe()}")
+        return term
+
+    def parse(self, max_prec: int) -> tuple[Term, int]:
+        left, left_prec = self.parse_primary(max_prec)
+        return self.parse_infix(left, left_prec, max_prec)
+
+    def parse_infix(self, left: Term, left_prec: int, max_prec: int) -> tuple[Term, int]:
+        while True:
+            tok = self.peek()
+            if tok.kind == NAME:
+                name = str(tok.value)
+            elif tok.kind == PUNCT and tok.value in (",", "|"):
+                name = str(tok.value)
+                if name == "|":
+                    name = ";"  # "a | b" at priority 1100 reads as ';'(a, b)
+            else:
+                return left, left_prec
+            spec = self.ops.infix.get(name)
+            if spec is not None:
+                p, kind = spec
+                lmax = p if kind[0] == "y" else p - 1
+                rmax = p if kind[2] == "y" else p - 1
+                if p > max_prec or left_prec > lmax:
+                    return left, left_prec
+                self.i += 1
+                right, _ = self.parse(rmax)
+                left = Struct(name, (left, right))
+                left_prec = p
+                continue
+            pspec = self.ops.postfix.get(name)
+            if pspec is not None:
+                p, kind = pspec
+                lmax = p if kind[0] == "y" else p - 1
+                if p > max_prec or left_prec > lmax:
+                    return left, left_prec
+                self.i += 1
+                left = Struct(name, (left,))
+                left_prec = p
+                continue
+            return left, left_prec
+
+    def parse_arglist(self) -> list[Term]:
+        args = [self.parse(999)[0]]
+        while True:
+            tok = self.peek()
+            if tok.kind == PUNCT and tok.value == ",":
+                self.i += 1
+                args.append(self.parse(999)[0])
+                continue
+            if tok.kind == PUNCT and tok.value == ")":
+                self.i += 1
+                return args
+            raise _SyntaxErr(tok.pos, f"expected ',' or ')' in arguments, got {tok.describe()}")
+
+    def parse_primary(self, max_prec: int) -> tuple[Term, int]:
+        tok = self.advance()
+        kind = tok.kind
+        if kind == INT or kind == FLOAT:
+            return Const(tok.value), 0  # type: ignore[arg-type]
+        if kind == VAR:
+            name = str(tok.value)
+            if name == "_":
+                return self.fresh_var(), 0
+            var = self.varmap.get(name)
+            if var is None:
+                var = self.varmap[name] = Var(name)
+            return var, 0
+        if kind == STR:
+            return self.string_term(str(tok.value)), 0
+        if kind == BQ:
+            return make_list([Const(ord(c)) for c in str(tok.value)]), 0
+        if kind == PUNCT:
+            value = tok.value
+            if value == "(":
+                term, _ = self.parse(1200)
+                self.expect_punct(")", "to close '('")
+                return term, 0
+            if value == "[":
+                nxt = self.peek()
+                if nxt.kind == PUNCT and nxt.value == "]":
+                    self.i += 1
+                    return self.after_atom("[]", nxt, max_prec, quoted=False)
+                items = [self.parse(999)[0]]
+                tail: Term = NIL
+                while True:
+                    nxt = self.advance()
+                    if nxt.kind == PUNCT and nxt.value == ",":
+                        items.append(self.parse(999)[0])
+                        continue
+                    if nxt.kind == PUNCT and nxt.value == "|":
+                        tail = self.parse(999)[0]
+                        self.expect_punct("]", "to close the list")
+                        break
+                    if nxt.kind == PUNCT and nxt.value == "]":
+                        break
+                    raise _SyntaxErr(
+                        nxt.pos, f"expected ',', '|' or ']' in a list, got {nxt.describe()}"
+                    )
+                return make_list(items, tail), 0
+            if value == "{":
+                nxt = self.peek()
+                if nxt.kind == PUNCT and nxt.value == "}":
+                    self.i += 1
+                    return self.after_atom("{}", nxt, max_prec, quoted=False)
+                term, _ = self.parse(1200)
+                self.expect_punct("}", "to close '{'")
+                return Struct("{}", (term,)), 0
+            raise _SyntaxErr(tok.pos, f"unexpected {tok.describe()} where a term was expected")
+        if kind == NAME:
+            return self.after_atom(str(tok.value), tok, max_prec, quoted=tok.quoted)
+        raise _SyntaxErr(tok.pos, f"unexpected {tok.describe()} where a term was expected")
+
+    def string_term(self, value: str) -> Term:
+        if self.double_quotes == "codes":
+            return make_list([Const(ord(c)) for c in value])
+        if self.double_quotes == "chars":
+            return make_list([Const(c) for c in value])
+        if self.double_quotes == "atom":
+            return Const(value)
+        return Str(value)
+
+    def after_atom(self, name: str, tok: Token, max_prec: int, quoted: bool) -> tuple[Term, int]:
+        nxt = self.peek()
+        # Functional notation: name immediately followed by "(".
+        if nxt.kind == PUNCT and nxt.value == "(" and not nxt.layout_before:
+            self.i += 1
+            return Struct(name, self.parse_arglist()), 0
+        # Negative numeric literal: "-" immediately followed by a number.
+        if (
+            name == "-"
+            and not quoted
+            and nxt.kind in (INT, FLOAT)
+            and not nxt.layout_before
+        ):
+            self.i += 1
+            return Const(-nxt.value), 0  # type: ignore[operator]
+        if not quoted and name in self.ops.prefix and not self.is_term_end(nxt):
+            p, kind = self.ops.prefix[name]
+            arg_max = p if kind[1] == "y" else p - 1
+            if p > max_prec:
+                p, arg_max = 999, 999
+            arg, _ = self.parse(arg_max)
+            return Struct(name, (arg,)), p
+        prec = 0
+        if self.ops.is_op(name) and not quoted:
+            prec = max(
+                (spec[0] for spec in (self.ops.infix.get(name), self.ops.prefix.get(name)) if spec),
+                default=0,
+            )
+            if prec > max_prec:
+                prec = 0  # an operator atom as a plain operand, e.g. X = (-) or f(+, a)
+        return Const(name), prec
+
+    def is_term_end(self, tok: Token) -> bool:
+        """Whether ``tok`` cannot start an operand (so a prefix operator stands as an atom)."""
+        if tok.kind == END:
+            return True
+        if tok.kind == PUNCT:
+            return tok.value in _TERMINATORS
+        if tok.kind == NAME and not tok.quoted:
+            name = str(tok.value)
+            if name in self.ops.infix and name not in self.ops.prefix:
+                nxt = self.tokens[self.i + 1] if self.i + 1 < len(self.tokens) else None
+                # "- (" would be an operand; "- = x" is the atom '-' on the left of '='.
+                return not (nxt is not None and nxt.kind == PUNCT and nxt.value == "(" and
+                            not nxt.layout_before)
+        return False
+
+
+# --------------------------------------------------------------------------------------------
+# Fast path for simple ground facts
+# --------------------------------------------------------------------------------------------
+
+_ARG = r"(?:[a-z][A-Za-z0-9_]*|-?\d+(?:\.\d+(?:[eE][+-]?\d+)?)?|'[^'\\\n]*')"
+_FACT_RE: Final = re.compile(
+    r"([a-z][A-Za-z0-9_]*)\(\s*(" + _ARG + r"(?:\s*,\s*" + _ARG + r")*)\s*\)\s*\.(?=\s|%|$)"
+)
+_SPLIT_RE: Final = re.compile(r"\s*,\s*")
+_INT_RE: Final = re.compile(r"-?\d+\Z")
+
+
+class _ConstCache(dict[str, Const]):
+    """Interns constants by their source text (``1`` and ``1.0`` stay distinct)."""
+
+    def __missing__(self, text: str) -> Const:
+        c = text[0]
+        if c == "'":
+            value: str | int | float = text[1:-1]
+        elif c == "-" or c.isdigit():
+            value = int(text) if _INT_RE.match(text) else float(text)
+        else:
+            value = text
+        const = Const(value)
+        self[text] = const
+        return const
+
+
+# --------------------------------------------------------------------------------------------
+# Public entry points
+# --------------------------------------------------------------------------------------------
+
+
+class PrologReader:
+    """Reads Prolog text into :class:`ReadTerm` items.
+
+    ``double_quotes`` is ``"string"`` (SWI-Prolog 7 default), ``"codes"`` (ISO, YAP), ``"chars"``
+    or ``"atom"``.  A ``:- set_prolog_flag(double_quotes, X)`` directive in the file changes it.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_errors: int = DEFAULT_MAX_ERRORS,
+        double_quotes: str = "codes",
+        ops: OperatorTable | None = None,
+    ):
+        self.max_errors = max_errors
+        self.double_quotes = double_quotes
+        self.ops = ops if ops is not None else OperatorTable()
+        self._consts = _ConstCache()
+
+    # -- sources ---------------------------------------------------------------------------
+    def read_file(self, path: str | Path) -> Iterator[ReadTerm]:
+        """Stream the clauses of ``path``; raises :class:`PrologSyntaxError` at the end."""
+        name = str(path)
+        return self._read_lines(_file_lines(Path(path)), name)
+
+    def read_text(self, text: str, name: str = "<string>") -> Iterator[ReadTerm]:
+        """The clauses of ``text``."""
+        return self._read_lines(iter([text]), name)
+
+    def read_term(self, text: str, name: str = "<string>") -> Term:
+        """Exactly one term (the final '.' is optional)."""
+        stripped = text.strip()
+        if not stripped.endswith(".") or stripped.endswith(".."):
+            stripped += " ."
+        terms = [rt.term for rt in self.read_text(stripped + "\n", name)]
+        if len(terms) != 1:
+            raise DataError(f"{name}: expected exactly one term, got {len(terms)}")
+        return terms[0]
+
+    # -- core loop -------------------------------------------------------------------------
+    def _read_lines(self, chunks: Iterator[str], name: str) -> Iterator[ReadTerm]:
+        errors: list[tuple[SourceLocation, str]] = []
+        truncated = False
+        carry = ""
+        carry_line = 1  # line number of the first character of carry
+        pending = next(chunks, None)
+        while pending is not None:
+            following = next(chunks, None)
+            text = carry + pending
+            final = following is None
+            pos, line = 0, carry_line
+            tokenizer = _Tokenizer(text, final)
+            n = len(text)
+            fact_match = _FACT_RE.match
+            consts = self._consts
+            while True:
+                try:
+                    start = tokenizer.skip_layout(pos)
+                except _NeedMore:
+                    break
+                except _SyntaxErr as err:
+                    errors.append(self._loc(err, text, pos, line, name))
+                    start = n
+                line += text.count("\n", pos, start)
+                pos = start
+                if pos >= n:
+                    break
+                m = fact_match(text, pos)
+                if m is not None and (m.end() < n or final):
+                    args = tuple(consts[a] for a in _SPLIT_RE.split(m.group(2)))
+                    yield ReadTerm(Struct(m.group(1), args), name, line)
+                    newpos = m.end()
+                    line += text.count("\n", pos, newpos)
+                    pos = newpos
+                    continue
+                try:
+                    tokens, end = tokenizer.clause_tokens(pos)
+                except _NeedMore:
+                    break
+                except _SyntaxErr as err:
+                    errors.append(self._loc(err, text, pos, line, name))
+                    end = _skip_to_clause_end(text, err.pos)
+                    line += text.count("\n", pos, end)
+                    pos = end
+                    if len(errors) >= self.max_errors:
+                        truncated = True
+                        break
+                    continue
+                if tokens:
+                    try:
+                        term = _Parser(tokens, self.ops, self.double_quotes).parse_clause()
+                    except _SyntaxErr as err:
+                        errors.append(self._loc(err, text, pos, line, name))
+                    except IndexError:
+                        errors.append(
+                            self._loc(_SyntaxErr(tokens[-1].pos, "unexpected end of clause"),
+                                      text, pos, line, name)
+                        )
+                    else:
+                        self._directive_effects(term)
+                        yield ReadTerm(term, name, line)
+                    if len(errors) >= self.max_errors:
+                        truncated = True
+                        break
+                line += text.count("\n", pos, end)
+                pos = end
+            if truncated:
+                break
+            carry = text[pos:]
+            carry_line = line
+            pending = following
+        if errors:
+            raise PrologSyntaxError(errors, truncated)
+
+    def _loc(
+        self, err: _SyntaxErr, text: str, base: int, base_line: int, name: str
+    ) -> tuple[SourceLocation, str]:
+        line = base_line + text.count("\n", base, err.pos)
+        line_start = text.rfind("\n", 0, err.pos) + 1
+        return SourceLocation(name, line, err.pos - line_start + 1), err.message
+
+    def _directive_effects(self, term: Term) -> None:
+        """Apply directives that change how the rest of the file reads."""
+        if not (type(term) is Struct and term.name == ":-" and len(term.args) == 1):
+            return
+        goal = term.args[0]
+        if type(goal) is not Struct:
+            return
+        if goal.name == "op" and len(goal.args) == 3:
+            p, kind, names = goal.args
+            if type(p) is Const and isinstance(p.value, int) and type(kind) is Const:
+                items: Iterable[Term] = [names]
+                if type(names) is Struct and names.name == ".":
+
+                    items = list_items(names)[0]
+                for item in items:
+                    if type(item) is Const and isinstance(item.value, str):
+                        self.ops.add(p.value, str(kind.value), item.value)
+        elif goal.name == "set_prolog_flag" and len(goal.args) == 2:
+            flag, value = goal.args
+            if flag == Const("double_quotes") and type(value) is Const:
+                if value.value in ("codes", "chars", "atom", "string"):
+                    self.double_quotes = str(value.value)
+
+
+def _skip_to_clause_end(text: str, pos: int) -> int:
+    """Position just after the next end token ('.' then layout) at or after the line of pos."""
+    i = pos
+    n = len(text)
+    while True:
+        j = text.find(".", i)
+        if j < 0:
+            return n
+        if j + 1 >= n or text[j + 1].isspace() or text[j + 1] == "%":
+            return min(j + 1, n)
+        i = j + 1
+
+
+def _file_lines(path: Path) -> Iterator[str]:
+    """Chunks of whole lines of a UTF-8 text file, with clear errors for unreadable files."""
+    name = str(path)
+    if not path.exists():
+        raise DataError(f"{name}: file does not exist")
+    if path.is_dir():
+        raise DataError(f"{name}: is a directory, expected a Prolog text file")
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 (closed in finally of the generator)
+    except OSError as exc:
+        raise DataError(f"{name}: cannot be read ({exc.strerror})") from None
+    return _chunks(handle, name)
+
+
+def _chunks(handle: object, name: str) -> Iterator[str]:
+    import io
+
+    assert isinstance(handle, io.BufferedReader)
+    line_no = 0
+    try:
+        while True:
+            lines = handle.readlines(1 << 22)
+            if not lines:
+                return
+            data = b"".join(lines)
+            if b"\0" in data:
+                bad = line_no + data[: data.index(b"\0")].count(b"\n") + 1
+                raise DataError(
+                    f"{name}:{bad}:1: binary data (NUL byte): expected a Prolog text file"
+                )
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                bad = line_no + data[: exc.start].count(b"\n") + 1
+                raise DataError(
+                    f"{name}:{bad}:1: not UTF-8 text (byte 0x{data[exc.start]:02x}): "
+                    "expected a Prolog text file in UTF-8"
+                ) from None
+            line_no += len(lines)
+            yield text.replace("\r\n", "\n")
+    finally:
+        handle.close()  # type: ignore[attr-defined]
+
+
+def read_file(path: str | Path, **options: object) -> list[ReadTerm]:
+    """All clauses of a Prolog text file (convenience wrapper of :class:`PrologReader`)."""
+    return list(PrologReader(**options).read_file(path))  # type: ignore[arg-type]
+
+
+def read_term(text: str, **options: object) -> Term:
+    """Parse one term from text, e.g. ``read_term("p(X) :- q(X)")``."""
+    return PrologReader(**options).read_term(text)  # type: ignore[arg-type]
