@@ -1,0 +1,290 @@
+"""Reading Prolog-text sources into a task, interpreting the directives data files use.
+
+Shared by the Aleph, Popper and ilp-experiments loaders.  Directives are *interpreted*, never
+executed: settings, modes, determinations, includes, operator and flag declarations, Aleph's
+SWI-module section markers.  Any other directive is kept in ``Task.directives`` with its
+location, reported by ``ilpkit data check`` and refused by Prolog engines unless the user
+trusts the data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Final, Literal
+
+from ilpkit.core.bias import Bias, parse_mode
+from ilpkit.core.errors import DataError, IlpkitError, PrologSyntaxError, SourceLocation
+from ilpkit.core.reader import PrologReader
+from ilpkit.core.task import (
+    NEG,
+    POS,
+    UNLABELED,
+    ExampleBuilder,
+    Program,
+    SourcedTerm,
+    Task,
+)
+from ilpkit.core.terms import Clause, Const, Struct, Term, list_items, to_prolog
+
+Role = Literal["background", "pos", "neg", "unlabeled", "labelled", "bias"]
+"""What the clauses of a file are: background, examples of one label, ``pos(X)``/``neg(X)``
+facts (``labelled``), or a bias file whose non-directive clauses are bias facts."""
+
+INCLUDE_EXTENSIONS: Final = ("", ".pl", ".yap", ".prolog", ".b")
+
+# Directives with no effect on the data (accepted silently).
+_NEUTRAL: Final = frozenset(
+    {
+        "style_check",
+        "discontiguous",
+        "set_prolog_flag",
+        "op",
+        "aleph",
+        "use_rendering",
+        "yap_flag",
+        "source",
+        "module",
+        "license",
+        "set_random",
+        "ensure_loaded_library",
+    }
+)
+_LIBRARY_LOADERS: Final = frozenset({"use_module", "ensure_loaded", "consult", "include",
+                                     "load_files", "reconsult"})
+_SECTION_MARKERS: Final = {
+    "begin_bg": "background",
+    "end_bg": None,
+    "begin_in_pos": "pos",
+    "end_in_pos": None,
+    "begin_in_neg": "neg",
+    "end_in_neg": None,
+}
+
+
+class SourceLoader:
+    """Accumulates a task from Prolog files."""
+
+    def __init__(self, name: str, fmt: str, *, max_errors: int = 25):
+        self.name = name
+        self.format = fmt
+        self.program = Program()
+        self.bias = Bias()
+        self.examples = ExampleBuilder()
+        self.sources: list[str] = []
+        self.directives: list[SourcedTerm] = []
+        self.warnings: list[str] = []
+        self.bias_facts: list[SourcedTerm] = []
+        self.max_errors = max_errors
+        self._syntax_errors: list[tuple[SourceLocation, str]] = []
+        self._truncated = False
+        self._loading: list[Path] = []
+        self.on_fact: Callable[[Term, SourceLocation], bool] | None = None
+
+    # -- files ------------------------------------------------------------------------------
+    def load_file(self, path: Path, role: Role = "background", fold: str | None = None) -> None:
+        """Read one file (and what it includes), routing its clauses by ``role``."""
+        path = Path(path)
+        resolved = path.resolve()
+        if resolved in self._loading:
+            chain = " -> ".join(str(p) for p in [*self._loading, resolved])
+            raise DataError(f"{path}: include cycle: {chain}")
+        self._loading.append(resolved)
+        self.sources.append(str(path))
+        reader = PrologReader(max_errors=self.max_errors)
+        section: Role | None = None
+        skipping: list[bool] = []  # stack of :- if/else states: True = skip this block
+        try:
+            for rt in reader.read_file(path):
+                term = rt.term
+                loc = rt.location
+                if type(term) is Struct and term.name == ":-" and len(term.args) == 1:
+                    goal = term.args[0]
+                    if self._conditional(goal, skipping, loc):
+                        continue
+                    if any(skipping):
+                        continue
+                    new_section = self._section(goal)
+                    if new_section is not False:
+                        section = new_section  # type: ignore[assignment]
+                        continue
+                    self.directive(goal, loc, path, section or role, fold)
+                    continue
+                if any(skipping):
+                    continue
+                if type(term) is Struct and term.name == "?-" and len(term.args) == 1:
+                    self.directives.append(SourcedTerm(term, loc))
+                    continue
+                self.clause(term, loc, section or role, fold)
+        except PrologSyntaxError as err:
+            self._syntax_errors.extend(err.errors)
+            self._truncated = self._truncated or err.truncated
+            if len(self._syntax_errors) >= self.max_errors:
+                self.raise_syntax_errors()
+        finally:
+            self._loading.pop()
+        if skipping:
+            self.warnings.append(f"{path}: ':- if' without ':- endif'")
+
+    def raise_syntax_errors(self) -> None:
+        if self._syntax_errors:
+            raise PrologSyntaxError(self._syntax_errors[: self.max_errors],
+                                    self._truncated or len(self._syntax_errors) > self.max_errors)
+
+    # -- clauses ----------------------------------------------------------------------------
+    def clause(self, term: Term, loc: SourceLocation, role: Role, fold: str | None) -> None:
+        if role == "background":
+            self.program.add_clause(Clause.from_term(term), loc)
+        elif role == "pos":
+            self.examples.add(term, POS, fold=fold, location=loc)
+        elif role == "neg":
+            self.examples.add(term, NEG, fold=fold, location=loc)
+        elif role == "unlabeled":
+            self.examples.add(term, UNLABELED, fold=fold, location=loc)
+        elif role == "labelled":
+            self.labelled_example(term, loc, fold)
+        else:  # bias
+            if self.on_fact is None or not self.on_fact(term, loc):
+                self.bias_facts.append(SourcedTerm(term, loc))
+
+    def labelled_example(self, term: Term, loc: SourceLocation, fold: str | None) -> None:
+        """``pos(Atom)``, ``neg(Atom)`` (ilp-experiments / Popper ``exs.pl``)."""
+        labels = {"pos": POS, "neg": NEG, "unlabeled": UNLABELED}
+        if type(term) is Struct and len(term.args) == 1 and term.name in labels:
+            self.examples.add(term.args[0], labels[term.name], fold=fold, location=loc)
+            return
+        raise DataError(
+            f"{loc}: expected an example pos(Atom) or neg(Atom), got {to_prolog(term)}"
+        )
+
+    # -- directives -------------------------------------------------------------------------
+    def _section(self, goal: Term) -> Role | None | bool:
+        """Aleph's SWI-module section markers; ``False`` when ``goal`` is not one."""
+        if type(goal) is Const and goal.value in _SECTION_MARKERS:
+            return _SECTION_MARKERS[goal.value]  # type: ignore[return-value]
+        return False
+
+    def _conditional(self, goal: Term, skipping: list[bool], loc: SourceLocation) -> bool:
+        """Handle ``:- if/elif/else/endif``.  Conditions are not executed: they count as false
+        (data files use them for optional tooling such as ``use_rendering/1``)."""
+        if type(goal) is Struct and goal.name == "if" and len(goal.args) == 1:
+            skipping.append(True)
+            self.warnings.append(
+                f"{loc}: ':- if({to_prolog(goal.args[0])})' is not evaluated; its block is "
+                "skipped"
+            )
+            return True
+        if type(goal) is Struct and goal.name == "elif" and len(goal.args) == 1:
+            return True
+        if type(goal) is Const and goal.value == "else":
+            if skipping:
+                skipping[-1] = not skipping[-1]
+            return True
+        if type(goal) is Const and goal.value == "endif":
+            if skipping:
+                skipping.pop()
+            return True
+        return False
+
+    def directive(
+        self, goal: Term, loc: SourceLocation, path: Path, role: Role, fold: str | None
+    ) -> None:
+        for g in _conjuncts(goal):
+            self._one_directive(g, loc, path, role, fold)
+
+    def _one_directive(
+        self, goal: Term, loc: SourceLocation, path: Path, role: Role, fold: str | None
+    ) -> None:
+        name, args = _name_args(goal)
+        if name in ("set", "aleph_set") and len(args) == 2:
+            key = args[0]
+            if type(key) is not Const or not isinstance(key.value, str):
+                raise DataError(f"{loc}: {name}/2 needs a setting name, got {to_prolog(key)}")
+            self.bias.settings.set_term(key.value, args[1], loc)
+        elif name in ("modeh", "modeb") and len(args) == 2:
+            self.bias.add_mode(parse_mode(name, args[0], args[1], loc))  # type: ignore[arg-type]
+        elif name == "determination" and len(args) == 2:
+            self.bias.add_determination(args[0], args[1], loc)
+        elif name in ("dynamic", "table") and len(args) == 1:
+            for ind in _indicators(args[0]):
+                self.program.dynamic.add(ind)
+        elif name == "." and len(args) == 2 or name == "[]":
+            # :- [file1, file2].
+            items, _ = list_items(goal)
+            for item in items:
+                self.include(item, loc, path, role, fold)
+        elif name in _LIBRARY_LOADERS and args:
+            target = args[0]
+            if type(target) is Struct and target.name == "library":
+                return  # libraries (aleph, lists, ...) are the engine's business
+            targets = list_items(target)[0] if type(target) is Struct and target.name == "." \
+                else [target]
+            for item in targets:
+                self.include(item, loc, path, role, fold)
+        elif name in _NEUTRAL:
+            return
+        elif name in ("read_all",) and len(args) == 1:
+            self.directives.append(SourcedTerm(Struct(":-", (goal,)), loc))
+        else:
+            self.directives.append(SourcedTerm(Struct(":-", (goal,)), loc))
+
+    def include(
+        self, item: Term, loc: SourceLocation, path: Path, role: Role, fold: str | None
+    ) -> None:
+        if type(item) is not Const or not isinstance(item.value, str):
+            if type(item) is Struct and item.name == "library":
+                return
+            raise DataError(f"{loc}: cannot include {to_prolog(item)}: expected a file name")
+        base = path.parent / item.value
+        for ext in INCLUDE_EXTENSIONS:
+            candidate = base.with_name(base.name + ext) if ext else base
+            if candidate.is_file():
+                self.load_file(candidate, role, fold)
+                return
+        tried = ", ".join(str(base) + ext for ext in INCLUDE_EXTENSIONS)
+        raise DataError(f"{loc}: included file {item.value!r} not found (tried {tried})")
+
+    # -- result -----------------------------------------------------------------------------
+    def task(self) -> Task:
+        self.raise_syntax_errors()
+        task = Task(
+            name=self.name,
+            format=self.format,
+            program=self.program,
+            examples=self.examples.build(),
+            bias=self.bias,
+            fold_names=list(self.examples.fold_names),
+            sources=self.sources,
+            directives=self.directives,
+            warnings=self.warnings,
+        )
+        task.validate()
+        return task
+
+
+def _conjuncts(goal: Term) -> list[Term]:
+    if type(goal) is Struct and goal.name == "," and len(goal.args) == 2:
+        return [*_conjuncts(goal.args[0]), *_conjuncts(goal.args[1])]
+    return [goal]
+
+
+def _name_args(goal: Term) -> tuple[str, tuple[Term, ...]]:
+    if type(goal) is Struct:
+        return goal.name, goal.args
+    if type(goal) is Const and isinstance(goal.value, str):
+        return goal.value, ()
+    return "", ()
+
+
+def _indicators(term: Term) -> list[tuple[str, int]]:
+    from ilpkit.core.bias import parse_indicator
+
+    out: list[tuple[str, int]] = []
+    for t in _conjuncts(term):
+        items = list_items(t)[0] if type(t) is Struct and t.name == "." else [t]
+        for item in items:
+            try:
+                out.append(parse_indicator(item))
+            except IlpkitError:
+                continue
+    return out
