@@ -76,6 +76,8 @@ PREFIX_OPS: Final[dict[str, tuple[int, str]]] = {
     "+": (200, "fy"),
     "\\": (200, "fy"),
     "$": (1, "fx"),
+    # Aleph declares '#' (constant places in modes) as a prefix operator; data files rely on it.
+    "#": (500, "fy"),
 }
 
 

@@ -568,6 +568,14 @@ _ARG = r"(?:[a-z][A-Za-z0-9_]*|-?\d+(?:\.\d+(?:[eE][+-]?\d+)?)?|'[^'\\\n]*')"
 _FACT_RE: Final = re.compile(
     r"([a-z][A-Za-z0-9_]*)\(\s*(" + _ARG + r"(?:\s*,\s*" + _ARG + r")*)\s*\)\s*\.(?=\s|%|$)"
 )
+# pos(f(a, b)). -- the example files of ilp-experiments and Popper wrap every atom once.
+_WRAPPED_FACT_RE: Final = re.compile(
+    r"([a-z][A-Za-z0-9_]*)\(\s*([a-z][A-Za-z0-9_]*)\(\s*("
+    + _ARG
+    + r"(?:\s*,\s*"
+    + _ARG
+    + r")*)\s*\)\s*\)\s*\.(?=\s|%|$)"
+)
 _SPLIT_RE: Final = re.compile(r"\s*,\s*")
 _INT_RE: Final = re.compile(r"-?\d+\Z")
 
@@ -647,6 +655,7 @@ class PrologReader:
             tokenizer = _Tokenizer(text, final)
             n = len(text)
             fact_match = _FACT_RE.match
+            wrapped_match = _WRAPPED_FACT_RE.match
             consts = self._consts
             while True:
                 try:
@@ -664,6 +673,15 @@ class PrologReader:
                 if m is not None and (m.end() < n or final):
                     args = tuple(consts[a] for a in _SPLIT_RE.split(m.group(2)))
                     yield ReadTerm(Struct(m.group(1), args), name, line)
+                    newpos = m.end()
+                    line += text.count("\n", pos, newpos)
+                    pos = newpos
+                    continue
+                m = wrapped_match(text, pos)
+                if m is not None and (m.end() < n or final):
+                    args = tuple(consts[a] for a in _SPLIT_RE.split(m.group(3)))
+                    inner = Struct(m.group(2), args)
+                    yield ReadTerm(Struct(m.group(1), (inner,)), name, line)
                     newpos = m.end()
                     line += text.count("\n", pos, newpos)
                     pos = newpos

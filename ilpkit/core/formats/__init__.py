@@ -37,6 +37,7 @@ class Detection:
 
 
 FORMATS: dict[str, DatasetFormat] = {}
+_BUILTIN_FORMATS = ("aleph", "boostsrl", "popper")  # detection order: first match wins
 
 
 def register_format(fmt: DatasetFormat) -> DatasetFormat:
@@ -47,9 +48,10 @@ def register_format(fmt: DatasetFormat) -> DatasetFormat:
 def _ensure_builtin_formats() -> None:
     if FORMATS:
         return
-    from ilpkit.core.formats import aleph, boostsrl, popper
+    import importlib
 
-    for module in (aleph, boostsrl, popper):
+    for module_name in _BUILTIN_FORMATS:
+        module = importlib.import_module(f"ilpkit.core.formats.{module_name}")
         register_format(module.FORMAT)
 
 

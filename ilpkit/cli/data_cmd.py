@@ -1,0 +1,77 @@
+"""``ilpkit data ...``: look at datasets before learning from them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Final
+
+import typer
+from rich.console import Console
+from rich.text import Text
+from rich.tree import Tree
+
+from ilpkit.core.config import DataFormat
+
+app = typer.Typer(help="Inspect datasets.", no_args_is_help=True)
+
+_MAX_ITEMS: Final = 25
+
+
+@app.command("check")
+def check(
+    path: Annotated[Path, typer.Argument(help="Dataset folder, or a file stem (data/train).")],
+    fmt: Annotated[
+        DataFormat,
+        typer.Option("--format", "-f", help="Dataset format; auto detects it from the files."),
+    ] = DataFormat.AUTO,
+    stem: Annotated[
+        str | None,
+        typer.Option(help="Which task to read from a folder holding several (e.g. advisedby)."),
+    ] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Load a dataset and print its summary: examples, predicates, modes, settings, folds."""
+    from ilpkit.core.formats import load_task  # loaders are heavy; load them only when used
+
+    task = load_task(path, format=fmt.value, stem=stem)
+    summary = task.summary()
+    if json_output:
+        typer.echo(json.dumps(summary, indent=2, default=str))
+        return
+    Console(highlight=False, markup=False).print(summary_tree(summary, title=str(path)))
+
+
+def summary_tree(summary: Mapping[str, Any], *, title: str) -> Tree:
+    """A rich tree of a task summary: ``key: value`` leaves, a branch per mapping or list."""
+    tree = Tree(Text(title, style="bold"))
+    _add_items(tree, summary)
+    return tree
+
+
+def _add_items(node: Tree, mapping: Mapping[str, Any]) -> None:
+    for key, value in mapping.items():
+        label = str(key).replace("_", " ")
+        if isinstance(value, Mapping) and value:
+            _add_items(node.add(Text(f"{label} ({len(value)})", style="bold")), value)
+        elif isinstance(value, (list, tuple)) and value:
+            branch = node.add(Text(f"{label} ({len(value)})", style="bold"))
+            for item in value[:_MAX_ITEMS]:
+                branch.add(Text(_scalar(item)))
+            if len(value) > _MAX_ITEMS:
+                branch.add(Text(f"... {len(value) - _MAX_ITEMS} more (see --json)", style="dim"))
+        else:
+            leaf = Text(f"{label}: ", style="bold")
+            leaf.append(_scalar(value))
+            node.add(leaf)
+
+
+def _scalar(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, (Mapping, list, tuple)) and not value:
+        return "none"
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k}={v}" for k, v in value.items())
+    return str(value)

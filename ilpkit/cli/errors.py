@@ -1,0 +1,43 @@
+"""How every ilpkit command fails: one place, so each new command gets it for free.
+
+An :class:`~ilpkit.core.errors.IlpkitError` (bad data, bad options, unknown plugin, ...) is
+printed to stderr as its message -- ``error: `` before the first line, the other lines (for
+instance ``file:line:col: message``) as they are -- and the process exits with code 2, never
+with a traceback. Ctrl-C prints ``interrupted`` and exits with 130. Any other exception is a
+bug in ilpkit or a plugin and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import typer
+from typer.core import TyperGroup
+
+from ilpkit.core.errors import IlpkitError
+
+EXIT_USER_ERROR: Final = 2
+EXIT_INTERRUPTED: Final = 130
+
+
+def report_error(err: IlpkitError) -> None:
+    """Print ``err`` to stderr: ``error: `` and its first line, then the other lines."""
+    lines = str(err).splitlines() or [type(err).__name__]
+    typer.secho("error:", fg=typer.colors.RED, bold=True, err=True, nl=False)
+    typer.echo(" " + lines[0], err=True)
+    for line in lines[1:]:
+        typer.echo(line, err=True)
+
+
+class IlpkitGroup(TyperGroup):
+    """The root command group; its ``invoke`` wraps every subcommand in the error policy."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except IlpkitError as err:
+            report_error(err)
+            raise typer.Exit(EXIT_USER_ERROR) from None
+        except KeyboardInterrupt:
+            typer.echo("interrupted", err=True)
+            raise typer.Exit(EXIT_INTERRUPTED) from None

@@ -1,0 +1,51 @@
+"""The ``ilpkit`` command: the typer ``app`` and the registration of each command group.
+
+Commands live in one module per group (``plugins_cmd``, ``data_cmd``, ...); this module only
+wires them up. Errors are handled once, by :class:`ilpkit.cli.errors.IlpkitGroup`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ilpkit import __version__
+from ilpkit.cli import data_cmd, plugins_cmd
+from ilpkit.cli.errors import IlpkitGroup
+
+app = typer.Typer(
+    name="ilpkit",
+    cls=IlpkitGroup,
+    help="Learn ensembles of first-order rules (ILP) from relational data.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_show_locals=False,
+)
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"ilpkit {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="Show the version and exit.", callback=_show_version, is_eager=True
+        ),
+    ] = False,
+) -> None:
+    """Learn ensembles of first-order rules (ILP) from relational data."""
+
+
+app.command("plugins")(plugins_cmd.plugins)
+app.add_typer(data_cmd.app, name="data")
+
+
+def main() -> None:
+    """Entry point for ``python -m ilpkit`` (the ``ilpkit`` script calls ``app`` directly)."""
+    app()

@@ -1,0 +1,329 @@
+"""Configuration of a run: which data, which plugins with which options, which seed.
+
+A run file is TOML whose top-level keys are the fields of :class:`RunConfig`::
+
+    seed = 3
+    output = "runs/uwcse"        # relative paths are relative to this file's folder
+    backend = "swi"              # shorthand for [backend] name = "swi"
+
+    [data]
+    path = "data/uwcse"
+    format = "aleph"
+
+    [learner]
+    name = "theory"
+    options = { max_rules = 10 }
+
+Every key is checked: an unknown one is an error (with a "did you mean"), not silently
+ignored. A plugin's ``options`` are checked against that plugin's own ``Options`` model by
+:func:`resolve_plugins`, once the plugins are known. On the command line,
+``--set KEY=VALUE`` overrides any key (:func:`apply_overrides`): ``--set backend=swi``,
+``--set backend.timeout=5`` (an option of the backend), ``--set data.format=aleph``.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime
+import re
+import tomllib
+from collections.abc import Iterable, Mapping
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Final
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from ilpkit.core import tomlw
+from ilpkit.core.errors import ConfigError, PluginError, path_str
+from ilpkit.core.plugins import KINDS, PluginKind, PluginManager
+from ilpkit.core.validation import issues
+
+__all__ = [
+    "DataConfig",
+    "DataFormat",
+    "PluginChoice",
+    "RunConfig",
+    "apply_overrides",
+    "dump_config",
+    "load_config",
+    "parse_set_options",
+    "parse_value",
+    "resolve_plugins",
+]
+
+_TOML_POSITION: Final = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
+
+
+class DataFormat(StrEnum):
+    """Dataset formats ``ilpkit.core.formats.load_task`` reads (``auto``: detect)."""
+
+    AUTO = "auto"
+    ALEPH = "aleph"
+    BOOSTSRL = "boostsrl"
+    POPPER = "popper"
+
+
+class DataConfig(BaseModel):
+    """Where the dataset is and how to read it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    path: Path = Field(
+        description="Dataset folder, or a file stem (data/train for train.b, .f, .n)."
+    )
+    format: DataFormat = Field(
+        default=DataFormat.AUTO,
+        description="Dataset format: auto (detect from the files), aleph, boostsrl or popper.",
+    )
+    stem: str | None = Field(
+        default=None,
+        description="Which task to read from a folder holding several (e.g. advisedby).",
+    )
+
+
+class PluginChoice(BaseModel):
+    """A plugin chosen by name, with its options (checked by the plugin's own model)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(description="Name of a registered plugin (`ilpkit plugins` lists them).")
+    options: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Options of that plugin; `ilpkit plugins --json` shows each one.",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _name_only(cls, value: Any) -> Any:
+        """Accept ``backend = "swi"`` for ``backend = {name = "swi"}``."""
+        return {"name": value} if isinstance(value, str) else value
+
+
+def _plugin_field(kind: str, default: str) -> Any:
+    return Field(
+        default_factory=lambda: PluginChoice(name=default),
+        description=f"The {kind} plugin and its options (default: {default}).",
+    )
+
+
+class RunConfig(BaseModel):
+    """One experiment: data + backend + search + scorer + learner (+ executor), and a seed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    data: DataConfig = Field(description="The dataset to learn from.")
+    backend: PluginChoice = _plugin_field("backend", "native")
+    search: PluginChoice = _plugin_field("search", "topdown")
+    scorer: PluginChoice = _plugin_field("scorer", "laplace")
+    learner: PluginChoice = _plugin_field("learner", "theory")
+    executor: PluginChoice = _plugin_field("executor", "local")
+    seed: int = Field(
+        default=0, description="Seed of every random choice: same seed, same model."
+    )
+    output: Path | None = Field(
+        default=None,
+        description="Folder for the model, metrics and report (nothing is written if unset).",
+    )
+
+    def plugin(self, kind: PluginKind) -> PluginChoice:
+        """The choice made for ``kind`` (``config.plugin("learner") is config.learner``)."""
+        choice = getattr(self, kind)
+        assert isinstance(choice, PluginChoice)
+        return choice
+
+
+assert set(KINDS) <= set(RunConfig.model_fields), "every plugin kind needs a RunConfig field"
+
+
+# --------------------------------------------------------------------------------------------
+# Files
+# --------------------------------------------------------------------------------------------
+
+
+def load_config(path: str | Path) -> RunConfig:
+    """Read and check a TOML run file.
+
+    Relative ``data.path`` and ``output`` are taken relative to the file's folder. Raises
+    :class:`ConfigError` naming the file and the key (``run.toml: learner.options: ...``),
+    or the line and column of a TOML syntax error (``run.toml:3:9: ...``).
+    """
+    where = path_str(path)
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{where}: no such config file") from None
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"{where}: not UTF-8 text ({err.reason})") from None
+    except OSError as err:
+        raise ConfigError(f"{where}: cannot read: {err.strerror or err}") from None
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(_toml_error(where, err)) from None
+    config = _validate(raw, where)
+    return _relative_to(config, file.parent)
+
+
+def dump_config(config: RunConfig) -> str:
+    """``config`` as TOML text that :func:`load_config` reads back to an equal config."""
+    data = config.model_dump(mode="json", exclude_none=True)
+    try:
+        body = tomlw.dumps(data)
+    except ValueError as err:
+        raise ConfigError(f"cannot write the configuration as TOML: {err}") from None
+    return "# ilpkit run configuration\n\n" + body
+
+
+def _validate(raw: Mapping[str, Any], where: str) -> RunConfig:
+    try:
+        return RunConfig.model_validate(raw)
+    except ValidationError as err:
+        lines = [
+            f"{where}: {issue.path}: {issue.message}" if issue.path else f"{where}: {issue.message}"
+            for issue in issues(err, RunConfig, noun="key")
+        ]
+        raise ConfigError("\n".join(lines)) from None
+
+
+def _toml_error(where: str, err: tomllib.TOMLDecodeError) -> str:
+    message = str(err)
+    match = _TOML_POSITION.search(message)
+    if match is None:
+        return f"{where}: invalid TOML: {message}"
+    line, col = match.groups()
+    return f"{where}:{line}:{col}: invalid TOML: {message[: match.start()]}"
+
+
+def _relative_to(config: RunConfig, base: Path) -> RunConfig:
+    data = config.data
+    if not data.path.is_absolute():
+        data = data.model_copy(update={"path": base / data.path})
+    update: dict[str, Any] = {"data": data}
+    if config.output is not None and not config.output.is_absolute():
+        update["output"] = base / config.output
+    return config.model_copy(update=update)
+
+
+# --------------------------------------------------------------------------------------------
+# Command-line overrides
+# --------------------------------------------------------------------------------------------
+
+
+def parse_value(text: str) -> Any:
+    """A ``--set`` value: a TOML value when it is one (``5``, ``0.5``, ``true``, ``"x"``,
+    ``[1, 2]``), otherwise the text itself (``swi``). Dates and times stay text."""
+    if "\n" in text or "\r" in text:
+        return text
+    try:
+        value = tomllib.loads(f"value = {text}")["value"]
+    except tomllib.TOMLDecodeError:
+        return text
+    if isinstance(value, (datetime.date, datetime.time)):
+        return text
+    return value
+
+
+def parse_set_options(items: Iterable[str]) -> dict[str, Any]:
+    """Nested overrides from ``KEY=VALUE`` strings (later ones win).
+
+    A key names a :class:`RunConfig` field by its dotted path, except that a plugin section
+    routes plain keys to its options: ``backend=swi`` sets ``backend.name``,
+    ``backend.timeout=5`` sets ``backend.options.timeout`` (``backend.options.name=x`` reaches
+    an option called ``name``). Values go through :func:`parse_value`.
+    """
+    result: dict[str, Any] = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        parts = [part.strip() for part in key.split(".")]
+        if not sep or not all(parts):
+            raise ConfigError(
+                f"--set {item!r}: expected KEY=VALUE, e.g. --set learner.max_rules=10"
+            )
+        _set_nested(result, _route(parts), parse_value(text.strip()), item)
+    return result
+
+
+def apply_overrides(
+    base: RunConfig | Mapping[str, Any], items: Iterable[str], *, where: str = "--set"
+) -> RunConfig:
+    """``base`` with ``--set`` overrides applied, checked again as a :class:`RunConfig`.
+
+    Choosing another plugin (``--set backend=swi``) drops the options given for the previous
+    one unless the same overrides set options too. Errors name ``where`` and the key.
+    """
+    config = base.model_dump() if isinstance(base, RunConfig) else copy.deepcopy(dict(base))
+    overrides = parse_set_options(items)
+    for kind in KINDS:
+        if isinstance(config.get(kind), str):
+            config[kind] = {"name": config[kind]}
+        change = overrides.get(kind)
+        if not isinstance(change, dict) or "options" in change or "name" not in change:
+            continue
+        current = config.get(kind)
+        if isinstance(current, dict) and current.get("name") != change["name"]:
+            config[kind] = {k: v for k, v in current.items() if k != "options"}
+    return _validate(_merge(config, overrides), where)
+
+
+def _route(parts: list[str]) -> tuple[str, ...]:
+    head, rest = parts[0], parts[1:]
+    if head not in KINDS:
+        return tuple(parts)
+    if not rest:
+        return (head, "name")
+    if rest[0] in ("name", "options"):
+        return tuple(parts)
+    return (head, "options", *rest)
+
+
+def _set_nested(tree: dict[str, Any], keys: tuple[str, ...], value: Any, item: str) -> None:
+    node = tree
+    for depth, key in enumerate(keys[:-1]):
+        child = node.setdefault(key, {})
+        if not isinstance(child, dict):
+            prefix = ".".join(keys[: depth + 1])
+            raise ConfigError(f"--set {item!r}: {prefix} was already set to {child!r}")
+        node = child
+    if isinstance(node.get(keys[-1]), dict):
+        raise ConfigError(f"--set {item!r}: {'.'.join(keys)} is a section, not a value")
+    node[keys[-1]] = value
+
+
+def _merge(base: dict[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in overrides.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = _merge(dict(merged[key]), value)
+        else:
+            merged[key] = value
+    return merged
+
+
+# --------------------------------------------------------------------------------------------
+# Plugins
+# --------------------------------------------------------------------------------------------
+
+
+def resolve_plugins(
+    config: RunConfig, manager: PluginManager, *, where: str = "config"
+) -> dict[PluginKind, BaseModel]:
+    """Each chosen plugin's options, validated by its own model, by kind.
+
+    Reports every problem at once: unknown plugin names (with a "did you mean") as
+    ``<where>: backend.name: ...`` and bad options as ``<where>: learner.options: ...``.
+    """
+    resolved: dict[PluginKind, BaseModel] = {}
+    lines: list[str] = []
+    for kind in KINDS:
+        choice = config.plugin(kind)
+        try:
+            resolved[kind] = manager.validate_options(kind, choice.name, choice.options)
+        except PluginError as err:
+            lines.append(f"{where}: {kind}.name: {err}")
+        except ConfigError as err:
+            lines.extend(f"{where}: {kind}.options: {line}" for line in str(err).splitlines())
+    if lines:
+        raise ConfigError("\n".join(lines))
+    return resolved

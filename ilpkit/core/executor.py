@@ -1,0 +1,37 @@
+"""Executors: where independent units of work run.
+
+Independent searches (Gleaner seeds, R4F rules, cross-validation folds) are described as
+*units*: small picklable values (a task path or handle, a seed id, options), never live
+engines. An executor applies one function to many units and hands the results back in the
+order of the units, whether it runs them here, in worker processes or on a Dask cluster, so
+the code that calls it never depends on where the work ran.
+
+Executors are plugins of kind ``"executor"`` (see :mod:`ilpkit.core.plugins`); the built-in
+``local`` one runs units serially in this process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Protocol, TypeVar, runtime_checkable
+
+U = TypeVar("U")
+R = TypeVar("R")
+
+
+@runtime_checkable
+class Executor(Protocol):
+    """Runs a function over units of work and yields the results in order."""
+
+    def map(self, fn: Callable[[U], R], units: Iterable[U]) -> Iterator[R]:
+        """Yield ``fn(unit)`` for each unit, in the order of ``units``.
+
+        ``fn`` must be a module-level function and each unit picklable, so that executors
+        running work in other processes or machines can ship them. An exception raised by
+        ``fn`` is raised from the iterator when its result is reached.
+        """
+        ...
+
+    def close(self) -> None:
+        """Release workers and connections; the executor is unusable afterwards."""
+        ...

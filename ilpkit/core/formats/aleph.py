@@ -1,0 +1,340 @@
+"""Aleph data sets, in the three layouts found in practice.
+
+``stem`` (classic, Aleph's ``read_all(stem)``)
+    ``stem.b`` (background, modes, settings; ``:- [file]`` includes are resolved relative to
+    the including file, trying ``.pl``, ``.yap``, ``.prolog``, ``.b``), ``stem.f`` (positives),
+    ``stem.n`` (negatives, optional).  The settings ``train_pos``/``train_neg`` replace
+    ``stem.f``/``stem.n``; ``test_pos``/``test_neg`` add a ``test`` fold.  Fold files in a
+    sub-folder (``fs/f0.f fs/f0.n ...`` or ``folds/test1.f ...``) define the examples when
+    present: each file pair is one fold, and ``stem.f``/``stem.n`` are then not used (a warning
+    says so, with their counts).
+``swi`` (the SWI-Prolog ``aleph`` pack style)
+    one ``.pl`` file with ``:- aleph.``, ``aleph_set/2``, ``:- begin_bg. ... :- end_bg.``,
+    ``:- begin_in_pos. ... :- end_in_pos.``, ``:- begin_in_neg. ... :- end_in_neg.``
+``ilpexp`` (the ilp-experiments collection)
+    ``aleph-modes.pl`` + ``bk.pl`` (or ``bk_train.pl``/``bk_test.pl``) + ``exs.pl`` with
+    ``pos(Atom).``/``neg(Atom).`` facts; ``exs_train.pl``/``exs_test.pl``/``test_exs.pl`` give
+    ``train``/``test`` folds.  Shared files may sit one folder up (``imdb/prolog_ilpexp/imdb2``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Final
+
+from ilpkit.core.errors import DataError, FormatError
+from ilpkit.core.formats.prolog_source import SourceLoader
+from ilpkit.core.formats.writer import write_bias_directives, write_clauses, write_lines
+from ilpkit.core.task import NEG, POS, UNLABELED, Task
+from ilpkit.core.terms import Clause, Struct, to_prolog
+
+FOLD_DIRS: Final = ("fs", "folds", "fold")
+_FOLD_FILE: Final = re.compile(r"^(?P<name>[A-Za-z_]*\d+)\.(?P<ext>[fn])$")
+_SWI_MARKER: Final = re.compile(rb"^\s*:-\s*(aleph\s*\.|begin_bg\s*\.|begin_in_pos\s*\.)", re.M)
+
+
+class AlephFormat:
+    name = "aleph"
+    description = (
+        "Aleph: stem.b/.f/.n (with fs/ fold files), a SWI-style .pl with begin_bg/begin_in_pos,"
+        " or aleph-modes.pl + bk.pl + exs.pl"
+    )
+
+    # -- detection ----------------------------------------------------------------------------
+    def detect(self, path: Path) -> str | None:
+        if path.suffix == ".b" and path.is_file():
+            return "an Aleph .b file"
+        if path.with_name(path.name + ".b").is_file():
+            return "an Aleph stem (stem.b)"
+        if path.is_file() and path.suffix == ".pl" and _is_swi_style(path):
+            return "a SWI-Prolog aleph file (:- aleph. / begin_bg)"
+        if not path.is_dir():
+            return None
+        stems = _stems(path)
+        if stems:
+            return f"Aleph .b files ({', '.join(stems)})"
+        if _ilpexp_file(path, "aleph-modes.pl") and _ilpexp_bk(path):
+            return "aleph-modes.pl + bk.pl + exs.pl"
+        swi = [p for p in sorted(path.glob("*.pl")) if _is_swi_style(p)]
+        if len(swi) == 1:
+            return f"a SWI-Prolog aleph file ({swi[0].name})"
+        return None
+
+    # -- loading ------------------------------------------------------------------------------
+    def load(self, path: Path, *, stem: str | None = None) -> Task:
+        if path.is_file() and path.suffix == ".b":
+            return self._load_stem(path.parent, path.stem)
+        if not path.exists() and path.with_name(path.name + ".b").is_file():
+            return self._load_stem(path.parent, path.name)
+        if path.is_file():
+            if _is_swi_style(path):
+                return self._load_swi(path)
+            raise FormatError(f"{path}: not an Aleph file (expected stem.b or a .pl file "
+                              "with ':- aleph.')")
+        stems = _stems(path)
+        if stems:
+            return self._load_stem(path, _choose_stem(path, stems, stem))
+        if _ilpexp_file(path, "aleph-modes.pl"):
+            return self._load_ilpexp(path, stem)
+        swi = [p for p in sorted(path.glob("*.pl")) if _is_swi_style(p)]
+        if len(swi) == 1:
+            return self._load_swi(swi[0])
+        raise FormatError(
+            f"{path}: no Aleph data found (expected stem.b, aleph-modes.pl + bk.pl + exs.pl, "
+            "or one .pl file with ':- aleph.')"
+        )
+
+    def _load_stem(self, folder: Path, stem: str) -> Task:
+        loader = SourceLoader(stem, "aleph")
+        bfile = folder / f"{stem}.b"
+        loader.load_file(bfile, "background")
+        settings = loader.bias.settings
+        fold_files = _fold_files(folder)
+        if fold_files:
+            for name, files in fold_files:
+                for ext, role in (("f", "pos"), ("n", "neg")):
+                    if ext in files:
+                        loader.load_file(files[ext], role, fold=name)  # type: ignore[arg-type]
+            unused = [p for p in (folder / f"{stem}.f", folder / f"{stem}.n") if p.is_file()]
+            if unused:
+                loader.warnings.append(
+                    "examples come from the fold files in "
+                    f"{fold_files[0][1][next(iter(fold_files[0][1]))].parent}; not used: "
+                    + ", ".join(f"{p.name} ({_count_clauses(p)} examples)" for p in unused)
+                )
+        else:
+            train_pos = _setting_file(folder, settings.get("train_pos"), f"{stem}.f")
+            train_neg = _setting_file(folder, settings.get("train_neg"), f"{stem}.n")
+            test_pos = _setting_file(folder, settings.get("test_pos"), None)
+            test_neg = _setting_file(folder, settings.get("test_neg"), None)
+            has_test = any(p is not None and p.is_file() for p in (test_pos, test_neg))
+            train_fold = "train" if has_test else None
+            if train_pos is None or not train_pos.is_file():
+                raise DataError(
+                    f"{bfile}: positive examples not found: expected {train_pos or folder / (stem + '.f')}"
+                )
+            loader.load_file(train_pos, "pos", fold=train_fold)
+            if train_neg is not None and train_neg.is_file():
+                loader.load_file(train_neg, "neg", fold=train_fold)
+            for p, role in ((test_pos, "pos"), (test_neg, "neg")):
+                if p is not None and p.is_file():
+                    loader.load_file(p, role, fold="test")  # type: ignore[arg-type]
+                elif p is not None:
+                    loader.warnings.append(f"{bfile}: test file {p} named by a setting is missing")
+        return loader.task()
+
+    def _load_swi(self, path: Path) -> Task:
+        loader = SourceLoader(path.stem, "aleph")
+        loader.load_file(path, "background")
+        return loader.task()
+
+    def _load_ilpexp(self, path: Path, stem: str | None) -> Task:
+        loader = SourceLoader(path.name, "aleph")
+        modes = _ilpexp_file(path, "aleph-modes.pl")
+        assert modes is not None
+        loader.load_file(modes, "background")
+        for bk in _ilpexp_bk(path):
+            loader.load_file(bk, "background")
+        for exs, fold in _ilpexp_examples(path, stem):
+            loader.load_file(exs, "labelled", fold=fold)
+        return loader.task()
+
+    # -- writing ------------------------------------------------------------------------------
+    def write(self, task: Task, dest: Path) -> list[Path]:
+        """Write the classic layout: ``<name>.b``, ``.f``, ``.n`` and ``fs/`` fold files.
+
+        Examples in folds go to ``fs/<fold>.f``/``.n`` (so that they read back as folds);
+        unlabeled examples and weights have no Aleph syntax and are refused.
+        """
+        ex = task.examples
+        if len(ex.unlabeled):
+            raise FormatError("the aleph format has no unlabeled examples; use another format")
+        if any(w != 1.0 for w in ex.weights.tolist()):
+            raise FormatError("the aleph format has no example weights; use another format")
+        dest.mkdir(parents=True, exist_ok=True)
+        stem = _safe_stem(task.name)
+        written = []
+        bfile = dest / f"{stem}.b"
+        lines = write_bias_directives(task.bias, task_settings_only=True)
+        lines.extend(f":- {to_prolog(d.term.args[0], 1199)}." for d in task.directives
+                     if type(d.term) is Struct and d.term.name == ":-")
+        lines.extend(write_clauses(task.program.iter_clauses()))
+        write_lines(bfile, lines)
+        written.append(bfile)
+        assigned = ex.folds >= 0
+        if assigned.any() and not assigned.all():
+            raise FormatError("some examples have a fold and others not; cannot write Aleph folds")
+        groups: list[tuple[Path, int, int]] = []
+        if assigned.any():
+            for i, name in enumerate(task.fold_names):
+                groups.append((dest / "fs" / f"{_safe_stem(name)}.f", POS, i))
+                groups.append((dest / "fs" / f"{_safe_stem(name)}.n", NEG, i))
+        else:
+            groups = [(dest / f"{stem}.f", POS, -1), (dest / f"{stem}.n", NEG, -1)]
+        for fpath, label, fold in groups:
+            mask = (ex.labels == label) & (ex.folds == fold)
+            fpath.parent.mkdir(parents=True, exist_ok=True)
+            write_lines(fpath, [Clause(ex.atoms[i]).__str__() for i in mask.nonzero()[0]])
+            written.append(fpath)
+        _ = UNLABELED
+        return written
+
+
+def _safe_stem(name: str) -> str:
+    stem = re.sub(r"[^A-Za-z0-9_]", "_", name) or "task"
+    return stem if not stem[0].isdigit() else "f" + stem
+
+
+def _is_swi_style(path: Path) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(1 << 16)
+    except OSError:
+        return False
+    return bool(_SWI_MARKER.search(head)) and b"begin_in_pos" in head or (
+        b"begin_bg" in head and b"begin_in_pos" in _tail(path)
+    )
+
+
+def _tail(path: Path) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def _stems(folder: Path) -> list[str]:
+    return sorted(p.stem for p in folder.glob("*.b") if p.is_file())
+
+
+def _choose_stem(folder: Path, stems: list[str], stem: str | None) -> str:
+    if stem is not None:
+        if stem not in stems:
+            raise FormatError(
+                f"{folder}: no task {stem!r}; the .b files here are: {', '.join(stems)}"
+            )
+        return stem
+    if len(stems) == 1:
+        return stems[0]
+    # Several tasks: fold files name the target (UW-CSE: fs/f0.f holds advisedby/2 examples).
+    folds = _fold_files(folder)
+    if folds:
+        first = next(iter(folds[0][1].values()))
+        predicate = _first_predicate(first)
+        if predicate in stems:
+            return predicate
+    with_examples = [s for s in stems if (folder / f"{s}.f").is_file()]
+    raise FormatError(
+        f"{folder}: holds several Aleph tasks ({', '.join(stems)}); choose one with --stem NAME"
+        + (f" (tasks with examples: {', '.join(with_examples)})" if with_examples else "")
+    )
+
+
+def _first_predicate(path: Path) -> str | None:
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            m = re.match(r"\s*([a-z][A-Za-z0-9_]*)\s*\(", line)
+            if m:
+                return m.group(1)
+    return None
+
+
+def _fold_files(folder: Path) -> list[tuple[str, dict[str, Path]]]:
+    """``[(fold name, {"f": path, "n": path})]`` in natural order of the fold numbers."""
+    for sub in FOLD_DIRS:
+        d = folder / sub
+        if not d.is_dir():
+            continue
+        folds: dict[str, dict[str, Path]] = {}
+        for p in d.iterdir():
+            m = _FOLD_FILE.match(p.name)
+            if m and p.is_file():
+                folds.setdefault(m.group("name"), {})[m.group("ext")] = p
+        if folds:
+            return _test_folds_only(sorted(folds.items(), key=lambda kv: _natural_key(kv[0])))
+    return []
+
+
+def _test_folds_only(
+    folds: list[tuple[str, dict[str, Path]]],
+) -> list[tuple[str, dict[str, Path]]]:
+    """Keep ``testK`` files when ``trainK`` files (their complements) sit beside them.
+
+    Carcinogenesis ships ``folds/train1.f`` ... next to ``folds/test1.f`` ...: each trainK is
+    everything but testK, so the test files alone partition the examples into folds.
+    """
+    names = {name for name, _ in folds}
+    tests = [(n, f) for n, f in folds if n.startswith("test")]
+    if tests and all("train" + n[len("test"):] in names for n, _ in tests):
+        return tests
+    return folds
+
+
+def _natural_key(name: str) -> tuple[str, int]:
+    m = re.match(r"(.*?)(\d+)$", name)
+    return (m.group(1), int(m.group(2))) if m else (name, -1)
+
+
+def _setting_file(folder: Path, value: object, default: str | None) -> Path | None:
+    if isinstance(value, str):
+        return folder / value
+    return folder / default if default else None
+
+
+def _count_clauses(path: Path) -> int:
+    from ilpkit.core.reader import PrologReader
+
+    try:
+        return sum(1 for _ in PrologReader().read_file(path))
+    except DataError:
+        return -1
+
+
+def _ilpexp_file(path: Path, name: str) -> Path | None:
+    for folder in (path, path.parent):
+        if (folder / name).is_file():
+            return folder / name
+    return None
+
+
+def _ilpexp_bk(path: Path) -> list[Path]:
+    for folder in (path, path.parent):
+        files = sorted(folder.glob("bk*.pl"))
+        if files:
+            return files
+    return []
+
+
+def _ilpexp_examples(path: Path, stem: str | None) -> list[tuple[Path, str | None]]:
+    """Example files of an ilp-experiments task and their folds."""
+    train = [path / n for n in ("exs.pl", "exs_train.pl") if (path / n).is_file()]
+    test = [path / n for n in ("exs_test.pl", "test_exs.pl") if (path / n).is_file()]
+    if train:
+        fold = "train" if test else None
+        return [(p, fold) for p in train] + [(p, "test") for p in test]
+    subtasks = sorted(
+        [d for d in path.iterdir() if d.is_dir() and (d / "exs.pl").is_file()],
+        key=lambda d: _natural_key(d.name),
+    )
+    example_dir = path / "examples"
+    numbered = sorted(example_dir.glob("*.pl"), key=lambda p: _natural_key(p.stem)) \
+        if example_dir.is_dir() else []
+    choices = [d.name for d in subtasks] + [p.stem for p in numbered]
+    if stem is not None:
+        for d in subtasks:
+            if d.name == stem:
+                return _ilpexp_examples(d, None)
+        for p in numbered:
+            if p.stem == stem:
+                return [(p, None)]
+        raise FormatError(f"{path}: no task {stem!r}; choices: {', '.join(choices)}")
+    if len(choices) == 1:
+        return _ilpexp_examples(path, choices[0])
+    if choices:
+        raise FormatError(
+            f"{path}: holds several example sets ({', '.join(choices)}); choose one with "
+            "--stem NAME"
+        )
+    raise FormatError(f"{path}: no examples found (expected exs.pl with pos(...)/neg(...))")
+
+
+FORMAT: Final = AlephFormat()

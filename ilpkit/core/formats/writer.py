@@ -1,0 +1,41 @@
+"""Helpers shared by the format writers: Prolog text that the reader reads back exactly."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from ilpkit.core.bias import Bias
+from ilpkit.core.terms import Clause, Struct, clause_to_prolog, to_prolog
+
+
+def write_lines(path: Path, lines: Iterable[str]) -> None:
+    """Write ``lines`` (one clause each) as UTF-8 with a trailing newline."""
+    with open(path, "w", encoding="utf-8") as handle:
+        for line in lines:
+            handle.write(line)
+            handle.write("\n")
+
+
+def write_clauses(clauses: Iterable[Clause]) -> list[str]:
+    return [clause_to_prolog(c) for c in clauses]
+
+
+def directive(term: Struct) -> str:
+    return f":- {to_prolog(term, 1199)}."
+
+
+def write_bias_directives(bias: Bias, *, task_settings_only: bool = False) -> list[str]:
+    """``:- set/2``, ``:- modeh/2``, ``:- modeb/2`` and ``:- determination/2`` lines."""
+    lines = []
+    for term in bias.settings.to_terms():
+        assert isinstance(term, Struct)
+        lines.append(directive(term))
+    for term in bias.mode_terms():
+        assert isinstance(term, Struct)
+        lines.append(directive(term))
+    for term in bias.determination_terms():
+        assert isinstance(term, Struct)
+        lines.append(directive(term))
+    _ = task_settings_only
+    return lines

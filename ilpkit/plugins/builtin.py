@@ -1,0 +1,20 @@
+"""Built-in plugins, registered through the same hook a third-party package implements.
+
+``pyproject.toml`` announces this module in the ``ilpkit.plugins`` entry point group, and
+:class:`ilpkit.core.plugins.PluginManager` also registers it by name, so the built-ins are
+there when ilpkit runs from a source tree; the manager skips the entry point when it has
+already registered the module. To add a built-in, append its ``PluginSpec`` below.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ilpkit.core.plugins import PluginSpec, hookimpl
+from ilpkit.plugins.executors import local
+
+
+@hookimpl
+def ilpkit_register_plugins() -> list[PluginSpec[Any]]:
+    """The plugins shipped with ilpkit."""
+    return [local.SPEC]
