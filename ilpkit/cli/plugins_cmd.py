@@ -54,5 +54,7 @@ def plugins_table(manager: PluginManager) -> Table:
             continue
         for i, spec in enumerate(specs):
             last = i == len(specs) - 1
-            table.add_row(kind if i == 0 else "", spec.name, spec.doc, spec.source, end_section=last)
+            table.add_row(
+                kind if i == 0 else "", spec.name, spec.doc, spec.source, end_section=last
+            )
     return table

@@ -118,9 +118,7 @@ class RunConfig(BaseModel):
     scorer: PluginChoice = _plugin_field("scorer", "laplace")
     learner: PluginChoice = _plugin_field("learner", "theory")
     executor: PluginChoice = _plugin_field("executor", "local")
-    seed: int = Field(
-        default=0, description="Seed of every random choice: same seed, same model."
-    )
+    seed: int = Field(default=0, description="Seed of every random choice: same seed, same model.")
     output: Path | None = Field(
         default=None,
         description="Folder for the model, metrics and report (nothing is written if unset).",

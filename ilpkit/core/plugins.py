@@ -200,7 +200,9 @@ class PluginManager:
             count += 1
         return count
 
-    def register(self, plugin: object, *, name: str | None = None, source: str | None = None) -> str:
+    def register(
+        self, plugin: object, *, name: str | None = None, source: str | None = None
+    ) -> str:
         """Register a plugin module or object and the specs its hook returns; return its name.
 
         ``source`` defaults to the plugin's top-level package name. Registering the same
@@ -298,7 +300,7 @@ class PluginManager:
         return sorted(name for k, name in self._specs if k == kind)
 
     def specs(self, kind: PluginKind | None = None) -> list[PluginSpec[Any]]:
-        """Every registered spec (of ``kind`` if given), by kind (in :data:`KINDS` order) and name."""
+        """Every registered spec (of ``kind`` if given), ordered by kind (:data:`KINDS`), name."""
         kinds = KINDS if kind is None else (kind,)
         return [self._specs[(k, name)] for k in kinds for name in self.names(k)]
 
@@ -334,17 +336,17 @@ class PluginManager:
         plugin's model (returned as is) or ``None`` (all defaults). Raises
         :class:`ConfigError` with one line per problem, each naming the plugin and the option.
         """
-        spec = self.get(kind, name)
-        if isinstance(options, spec.options):
+        model: type[BaseModel] = self.get(kind, name).options
+        if isinstance(options, model):
             return options
         if isinstance(options, BaseModel):
             options = options.model_dump()
         try:
-            return spec.options.model_validate(dict(options or {}))
+            return model.model_validate(dict(options or {}))
         except ValidationError as err:
             prefix = f"{kind} {name!r}"
             lines = []
-            for issue in issues(err, spec.options, noun="option"):
+            for issue in issues(err, model, noun="option"):
                 if issue.path:
                     lines.append(f"{prefix}: option {issue.path!r}: {issue.message}")
                 else:

@@ -237,6 +237,8 @@ class Task:
     """Directives ilpkit did not interpret (kept, reported, and refused by engines unless
     the user trusts the data)."""
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What the loader did that a user may want to know (e.g. an ``abolish/1`` applied)."""
 
     @property
     def target(self) -> Indicator | None:
@@ -314,6 +316,7 @@ class Task:
                 f"{d.location}: {to_prolog(d.term)}" for d in self.directives
             ],
             "warnings": list(self.warnings),
+            "notes": list(self.notes),
             "sources": list(self.sources),
         }
 

@@ -74,6 +74,7 @@ class SourceLoader:
         self.sources: list[str] = []
         self.directives: list[SourcedTerm] = []
         self.warnings: list[str] = []
+        self.notes: list[str] = []
         self.bias_facts: list[SourcedTerm] = []
         self.max_errors = max_errors
         self._syntax_errors: list[tuple[SourceLocation, str]] = []
@@ -205,6 +206,17 @@ class SourceLoader:
             self.bias.add_mode(parse_mode(name, args[0], args[1], loc))  # type: ignore[arg-type]
         elif name == "determination" and len(args) == 2:
             self.bias.add_determination(args[0], args[1], loc)
+        elif name == "abolish" and len(args) in (1, 2):
+            # UW-CSE's advisedby.b loads bg.yap, then abolishes the target's facts from it.
+            key = (
+                _indicators(args[0])
+                if len(args) == 1
+                else _indicators(Struct("/", (args[0], args[1])))
+            )
+            for ind in key:
+                self.program.facts.pop(ind, None)
+                self.program.clauses.pop(ind, None)
+            self.notes.append(f"{loc}: abolished {', '.join(f'{n}/{a}' for n, a in key)}")
         elif name in ("dynamic", "table") and len(args) == 1:
             for ind in _indicators(args[0]):
                 self.program.dynamic.add(ind)
@@ -257,6 +269,7 @@ class SourceLoader:
             sources=self.sources,
             directives=self.directives,
             warnings=self.warnings,
+            notes=self.notes,
         )
         task.validate()
         return task

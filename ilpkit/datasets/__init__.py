@@ -1,0 +1,29 @@
+"""Small public datasets shipped with ilpkit (see README.md in this folder)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ilpkit.core.errors import DataError
+
+ROOT = Path(__file__).resolve().parent
+
+BUNDLED: dict[str, str] = {
+    "trains": "Michalski's trains, Aleph layout (5 pos, 5 neg)",
+    "uwcse": "UW-CSE advisedby, Aleph layout with 5 folds (113 pos, 2,711 neg)",
+    "mutagenesis": "Mutagenesis-188, aleph-modes.pl + bk.pl + exs.pl (125 pos, 63 neg)",
+    "toy_father": "father/2 toy task, BoostSRL layout with train/test",
+}
+
+
+def bundled_path(name: str) -> Path:
+    """Folder of the bundled dataset ``name``."""
+    if name not in BUNDLED:
+        import difflib
+
+        close = difflib.get_close_matches(name, BUNDLED, n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise DataError(
+            f"no bundled dataset {name!r}.{hint} Bundled: {', '.join(sorted(BUNDLED))}"
+        )
+    return ROOT / name
