@@ -45,8 +45,10 @@ def plugins_as_json(manager: PluginManager) -> dict[str, list[dict[str, Any]]]:
 def plugins_table(manager: PluginManager) -> Table:
     """A rich table: one section per kind, one row per plugin."""
     table = Table(title="ilpkit plugins", title_justify="left", header_style="bold")
-    for column in ("kind", "name", "description", "package"):
-        table.add_column(column, overflow="fold")
+    table.add_column("kind", no_wrap=True)
+    table.add_column("name", no_wrap=True)
+    table.add_column("description", overflow="fold")
+    table.add_column("package", no_wrap=True)
     for kind in KINDS:
         specs = manager.specs(kind)
         if not specs:

@@ -30,7 +30,7 @@ from ilpkit.core.task import NEG, POS, UNLABELED, Task
 from ilpkit.core.terms import Clause, Struct, to_prolog
 
 FOLD_DIRS: Final = ("fs", "folds", "fold")
-_FOLD_FILE: Final = re.compile(r"^(?P<name>[A-Za-z_]*\d+)\.(?P<ext>[fn])$")
+_FOLD_FILE: Final = re.compile(r"^(?P<name>[A-Za-z0-9_]+)\.(?P<ext>[fn])$")
 _SWI_MARKER: Final = re.compile(rb"^\s*:-\s*(aleph\s*\.|begin_bg\s*\.|begin_in_pos\s*\.)", re.M)
 
 

@@ -1,0 +1,2 @@
+% included by t.b through :- [extra].
+thing(a). thing(b). thing(c). thing(d).
