@@ -248,8 +248,8 @@ def apply_overrides(
 ) -> RunConfig:
     """``base`` with ``--set`` overrides applied, checked again as a :class:`RunConfig`.
 
-    Choosing another plugin (``--set backend=swi``) drops the options given for the previous
-    one unless the same overrides set options too. Errors name ``where`` and the key.
+    Choosing another plugin (``--set backend=swi``) drops the options the base gave the
+    previous one; options set by the same overrides apply. Errors name ``where`` and the key.
     """
     config = base.model_dump() if isinstance(base, RunConfig) else copy.deepcopy(dict(base))
     overrides = parse_set_options(items)
@@ -257,7 +257,7 @@ def apply_overrides(
         if isinstance(config.get(kind), str):
             config[kind] = {"name": config[kind]}
         change = overrides.get(kind)
-        if not isinstance(change, dict) or "options" in change or "name" not in change:
+        if not isinstance(change, dict) or "name" not in change:
             continue
         current = config.get(kind)
         if isinstance(current, dict) and current.get("name") != change["name"]:

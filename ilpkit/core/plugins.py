@@ -178,6 +178,10 @@ class PluginManager:
         is skipped, as are duplicate installs of one distribution. A module that fails to
         import raises :class:`PluginError` naming its distribution. Returns how many plugin
         modules were registered.
+
+        This replaces pluggy's ``load_setuptools_entrypoints``, which lets a broken package's
+        bare ImportError escape without saying which package it was, and silently skips a
+        second package whose entry point has a name already taken.
         """
         count = 0
         for ep in importlib.metadata.entry_points(group=group):
@@ -252,7 +256,11 @@ class PluginManager:
             )
 
     def _collect(self, plugin: object, where: str, source: str) -> list[PluginSpec[Any]]:
-        """Call the plugin's own ``ilpkit_register_plugins`` and check what it returns."""
+        """Call the plugin's own ``ilpkit_register_plugins`` and check what it returns.
+
+        Each implementation is called on its own (not through ``hooks.hook``, which would
+        call every plugin's and merge the results) so every spec is attributed to its source.
+        """
         caller = self.hooks.hook.ilpkit_register_plugins
         specs: list[PluginSpec[Any]] = []
         for impl in caller.get_hookimpls():
