@@ -267,18 +267,21 @@ class Task:
                         f"modeh declarations are for {expected}"
                     )
         seen: dict[tuple[Term, int, int], int] = {}
+        duplicates = []
         for i, atom in enumerate(ex.atoms):
             key2 = (atom, int(ex.labels[i]), int(ex.folds[i]))
             first_i = seen.setdefault(key2, i)
             if first_i != i:
-                loc = ex.locations[i]
-                where = f"{loc}: " if loc else ""
-                label = LABEL_NAMES[int(ex.labels[i])]
-                raise DataError(
-                    f"{where}duplicate {label} example {to_prolog(atom)} "
-                    f"(first given at {ex.locations[first_i]}); each example must be listed "
-                    "once per fold"
-                )
+                duplicates.append((i, first_i))
+        if duplicates:
+            # Kept as separate examples, as Aleph counts each occurrence; said, not hidden.
+            i, first_i = duplicates[0]
+            label = LABEL_NAMES[int(ex.labels[i])]
+            self.warnings.append(
+                f"{len(duplicates)} duplicate examples (same atom, label and fold) are kept as "
+                f"separate examples; the first: {label} {to_prolog(ex.atoms[i])} at "
+                f"{ex.locations[i]} (also at {ex.locations[first_i]})"
+            )
 
     def _where(self) -> str:
         return ", ".join(self.sources[:5]) + (" ..." if len(self.sources) > 5 else "") or "?"

@@ -1,0 +1,561 @@
+"""The native backend: set-at-a-time clause evaluation over interned fact tables.
+
+How a clause ``h :- b1, ..., bn`` is evaluated (DESIGN.md, "Native engine shape"):
+
+1. The head is matched against the example table of its predicate (restricted to ``among``):
+   one binding row per example, a column per head variable.
+2. Each body literal, left to right, transforms the binding table:
+   a literal over a fact table is a join (index lookup on the most selective bound column,
+   equality filters on the others, new columns for its unbound variables); a comparison or
+   unification with bound arguments is a vectorised filter; anything else (rule-defined
+   predicates, control constructs) is answered by the tuple-at-a-time resolution engine, once
+   per distinct tuple of bound values (memoised).
+3. The covered examples are the distinct example ids left in the table.
+
+Refinements reuse their parent's work: every full binding table is kept in an LRU cache keyed
+by the clause's canonical form (bounded in bytes), and a clause whose parent (the clause
+without its last literal -- or, when only fact and comparison literals are involved, without
+any one literal) is cached is evaluated by one more join on the parent's rows, restricted to
+``among``.  A table that would exceed ``row_limit`` rows is evaluated in projected mode
+instead: columns no later literal needs are dropped, duplicate rows merged, and the expansion
+processed in chunks; such tables are not cached.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from typing import Final
+
+import numpy as np
+from pydantic import Field
+
+from ilpkit.backends.base import Backend, BackendOptions, describe_clause
+from ilpkit.backends.native.joins import Bindings, join, join_counts
+from ilpkit.backends.native.store import FactTable, Ids, Interner
+from ilpkit.core.coverage import Coverage
+from ilpkit.core.errors import DataError, ResourceLimitExceeded
+from ilpkit.core.task import Task
+from ilpkit.core.terms import (
+    Clause,
+    Const,
+    Struct,
+    Term,
+    Var,
+    is_ground,
+    iter_vars,
+    substitute,
+    term_vars,
+    to_prolog,
+)
+
+COMPARISONS: Final = {
+    "<": np.less,
+    ">": np.greater,
+    "=<": np.less_equal,
+    ">=": np.greater_equal,
+    "=:=": np.equal,
+    "=\\=": np.not_equal,
+}
+_EMPTY: Final = np.zeros(0, dtype=np.int64)
+
+
+class NativeOptions(BackendOptions):
+    """Options of the native backend."""
+
+    cache_mb: float = Field(
+        default=512.0, description="Memory for cached binding tables of parent clauses (MB)."
+    )
+    row_limit: int = Field(
+        default=5_000_000,
+        description="Largest binding table kept whole; larger ones are evaluated in chunks.",
+    )
+    memo_entries: int = Field(
+        default=200_000, description="Memoised answers of rule-defined literals (entries)."
+    )
+
+
+class NativeBackend(Backend):
+    """Coverage and saturation without Prolog (the default backend)."""
+
+    name = "native"
+
+    def __init__(self, options: NativeOptions | None = None) -> None:
+        super().__init__(options if options is not None else NativeOptions())
+        self.opts: NativeOptions = self.options  # type: ignore[assignment]
+        self.interner = Interner()
+        self.facts: dict[tuple[str, int], FactTable] = {}
+        self.example_tables: dict[tuple[str, int], tuple[Ids, FactTable]] = {}
+        self.cache: OrderedDict[Clause, Bindings] = OrderedDict()
+        self.cache_bytes = 0
+        self.memo: OrderedDict[Term, list[tuple[int, ...]]] = OrderedDict()
+        self.stats = {"evaluated": 0, "cache_hits": 0, "joins": 0, "engine_calls": 0}
+        self._resolution: object | None = None
+        self._deadline: float | None = None
+
+    # -- loading ------------------------------------------------------------------------------
+    def _load(self, task: Task) -> None:
+        self.interner = Interner()
+        self.cache.clear()
+        self.cache_bytes = 0
+        self.memo.clear()
+        self.facts = {
+            key: FactTable(key[0], key[1], rows, self.interner)
+            for key, rows in task.program.facts.items()
+        }
+        by_pred: dict[tuple[str, int], list[int]] = {}
+        for i, atom in enumerate(task.examples.atoms):
+            key = (atom.name, len(atom.args)) if type(atom) is Struct else (str(atom), 0)
+            by_pred.setdefault(key, []).append(i)
+        self.example_tables = {}
+        for key, ids in by_pred.items():
+            rows = [
+                a.args if type(a) is Struct else () for a in (task.examples.atoms[i] for i in ids)
+            ]
+            self.example_tables[key] = (
+                np.array(ids, dtype=np.int64),
+                FactTable(key[0], key[1], rows, self.interner),
+            )
+        self._resolution = None
+        if task.program.clauses:
+            engine = self.resolution
+            mode_preds = {m.indicator for m in (*task.bias.modeh, *task.bias.modeb)}
+            engine.check(mode_preds & set(task.program.clauses))  # type: ignore[attr-defined]
+
+    @property
+    def resolution(self) -> object:
+        """The tuple-at-a-time engine for rule-defined predicates (built on first use)."""
+        if self._resolution is None:
+            from ilpkit.backends.native.resolution import ResolutionEngine
+
+            self._resolution = ResolutionEngine(
+                self.task.program,
+                step_limit=self.options.step_limit,
+                time_limit=self.options.timeout,
+            )
+        return self._resolution
+
+    def close(self) -> None:
+        self.cache.clear()
+        self.memo.clear()
+        self.cache_bytes = 0
+
+    # -- saturation -----------------------------------------------------------------------------
+    def answers(self, goal: Term, max_answers: int | None) -> list[Term]:
+        key = _indicator(goal)
+        table = self.facts.get(key)
+        if table is not None and all(
+            type(a) is Var or is_ground(a) for a in _args(goal)
+        ):
+            return self._fact_answers(goal, table, max_answers)
+        if key in self.task.program.clauses or _is_builtin(key):
+            out = []
+            for sol in self.resolution.solve(goal, max_answers):  # type: ignore[attr-defined]
+                out.append(sol)
+            return out
+        return []
+
+    def _fact_answers(self, goal: Term, table: FactTable, limit: int | None) -> list[Term]:
+        args = _args(goal)
+        bound = []
+        first: dict[Var, int] = {}
+        same: list[tuple[int, int]] = []
+        for c, a in enumerate(args):
+            if type(a) is Var:
+                if a in first:
+                    same.append((first[a], c))
+                else:
+                    first[a] = c
+            else:
+                i = self.interner.lookup(a)
+                if i is None:
+                    return []
+                bound.append((c, i))
+        out: list[Term] = []
+        terms = self.interner.terms
+        name = table.name
+        for r in table.rows_matching(tuple(bound)):
+            row = table.data[r]
+            if any(row[a] != row[b] for a, b in same):
+                continue
+            out.append(Struct(name, tuple(terms[int(x)] for x in row)))
+            if limit is not None and len(out) >= limit:
+                break
+        return out
+
+    # -- coverage -------------------------------------------------------------------------------
+    def coverage_many(
+        self, clauses: Sequence[Clause], among: Coverage | None = None
+    ) -> list[Coverage]:
+        """Coverage of each clause; clauses that share a parent reuse its cached table."""
+        self._check_among(among)
+        return [self._coverage(c, among) for c in clauses]
+
+    def _coverage(self, clause: Clause, among: Coverage | None) -> Coverage:
+        self.stats["evaluated"] += 1
+        timeout = self.options.timeout
+        self._deadline = time.monotonic() + timeout if timeout else None
+        canon = clause.canonical()
+        n = self.n_examples
+        cached = self.cache.get(canon)
+        if cached is not None:
+            self.cache.move_to_end(canon)
+            self.stats["cache_hits"] += 1
+            table = cached if among is None else cached.restrict(among.ids)
+            return Coverage(table.covered(), n, trusted=True)
+        try:
+            table, complete = self._evaluate(canon, among)
+        except ResourceLimitExceeded as exc:
+            raise ResourceLimitExceeded(f"{exc} (clause: {describe_clause(clause)})") from None
+        if complete and among is None:
+            self._remember(canon, table)
+        return Coverage(table.covered() if len(table) else _EMPTY, n, trusted=True)
+
+    def _evaluate(self, clause: Clause, among: Coverage | None) -> tuple[Bindings, bool]:
+        """The binding table of ``clause`` (canonical form); ``complete`` is False when it was
+        computed in projected mode (then only its example column is meaningful)."""
+        body = clause.body
+        # Reuse: the parent without its last literal, else (pure literals) without any one.
+        for j in range(len(body) - 1, -1, -1):
+            if j != len(body) - 1 and not self._pure(body[j]):
+                continue
+            parent = Clause(clause.head, body[:j] + body[j + 1 :]).canonical()
+            table = self.cache.get(parent) if j == len(body) - 1 else None
+            if table is None and j != len(body) - 1:
+                table = self.cache.get(parent)
+            if table is None:
+                continue
+            self.cache.move_to_end(parent)
+            self.stats["cache_hits"] += 1
+            # parent was cached under its own canonical names: rename this clause to match
+            mapping = _renaming(Clause(clause.head, body[:j] + body[j + 1 :]), parent)
+            literal = substitute(body[j], mapping)
+            if among is not None:
+                table = table.restrict(among.ids)
+            return self._extend(table, [literal])
+        table = self._head_table(clause.head, among)
+        return self._extend(table, list(body))
+
+    def _extend(self, table: Bindings, literals: list[Term]) -> tuple[Bindings, bool]:
+        for k, lit in enumerate(literals):
+            if len(table) == 0:
+                return table, True
+            self._check_deadline(lit)
+            grown = self._literal(table, lit, literals[k + 1 :])
+            if grown is None:  # too big: finish in projected, chunked mode
+                return self._projected(table, literals[k:]), False
+            table = grown
+        return table, True
+
+    def _projected(self, table: Bindings, literals: list[Term]) -> Bindings:
+        """Evaluate ``literals`` keeping only what later literals need, in chunks of rows."""
+        for k, lit in enumerate(literals):
+            if len(table) == 0:
+                return table
+            rest = literals[k:]
+            keep = {v for t in rest for v in iter_vars(t)}
+            table = table.project(keep)
+            grown = self._literal(table, lit, literals[k + 1 :])
+            if grown is None:
+                return self._chunked(table, literals[k:])
+            table = grown
+        return table.project(set())
+
+    def _chunked(self, table: Bindings, literals: list[Term]) -> Bindings:
+        parts = []
+        size = max(1, len(table) // 8)
+        for start in range(0, len(table), size):
+            chunk = table.take(np.arange(start, min(start + size, len(table))))
+            parts.append(self._projected(chunk, literals).ex)
+        ex = np.unique(np.concatenate(parts)) if parts else _EMPTY
+        return Bindings(ex, {})
+
+    def _remember(self, key: Clause, table: Bindings) -> None:
+        limit = self.opts.cache_mb * 1e6
+        size = table.nbytes
+        if size > limit / 4:
+            return
+        self.cache[key] = table
+        self.cache_bytes += size
+        while self.cache_bytes > limit and self.cache:
+            _, old = self.cache.popitem(last=False)
+            self.cache_bytes -= old.nbytes
+
+    def _check_deadline(self, lit: Term) -> None:
+        if self._deadline is not None and time.monotonic() > self._deadline:
+            raise ResourceLimitExceeded(
+                f"time limit of {self.options.timeout} s exceeded at {to_prolog(lit)}"
+            )
+
+    def _pure(self, lit: Term) -> bool:
+        """Literals whose answers do not depend on evaluation order (facts, comparisons)."""
+        key = _indicator(lit)
+        if key in self.facts:
+            return True
+        return key in {(op, 2) for op in COMPARISONS} or key in {("=", 2), ("\\=", 2)}
+
+    # -- head ---------------------------------------------------------------------------------
+    def _head_table(self, head: Term, among: Coverage | None) -> Bindings:
+        key = _indicator(head)
+        entry = self.example_tables.get(key)
+        if entry is None:
+            return Bindings(_EMPTY, {v: _EMPTY for v in iter_vars(head)})
+        ids, table = entry
+        rows = np.arange(len(ids), dtype=np.int64)
+        if among is not None:
+            rows = rows[np.isin(ids, among.ids)]
+        seed = Bindings(ids[rows], {})
+        data = table.data[rows]
+        return self._match_args(seed, _args(head), data, lambda r: r)
+
+    def _match_args(
+        self, table: Bindings, args: tuple[Term, ...], data: Ids, _: object
+    ) -> Bindings:
+        """Bind/filter ``table`` (one row per data row) against argument patterns."""
+        mask = np.ones(len(table), dtype=bool)
+        cols = dict(table.cols)
+        for c, a in enumerate(args):
+            column = data[:, c]
+            if type(a) is Var:
+                if a in cols:
+                    mask &= cols[a] == column
+                else:
+                    cols[a] = column
+            elif is_ground(a):
+                i = self.interner.lookup(a)
+                if i is None:
+                    mask[:] = False
+                else:
+                    mask &= column == i
+            else:  # a compound pattern with variables: match term by term
+                terms = self.interner.terms
+                sub_vals: dict[Var, list[int]] = {}
+                for r, value in enumerate(column.tolist()):
+                    binding = _match(a, terms[value])
+                    if binding is None:
+                        mask[r] = False
+                        continue
+                    for v in term_vars([a]):
+                        sub_vals.setdefault(v, []).append(
+                            self.interner.id(binding[v]) if mask[r] else -1
+                        )
+                for v, vals in sub_vals.items():
+                    arr = np.full(len(table), -1, dtype=np.int64)
+                    ok = np.flatnonzero(mask)
+                    arr[ok] = np.array(vals, dtype=np.int64)[: len(ok)]
+                    if v in cols:
+                        mask &= cols[v] == arr
+                    else:
+                        cols[v] = arr
+        out = Bindings(table.ex, cols)
+        return out if mask.all() else out.take(mask)
+
+    # -- literals -------------------------------------------------------------------------------
+    def _literal(self, table: Bindings, lit: Term, rest: list[Term]) -> Bindings | None:
+        """``table`` joined with ``lit``; None if the result would exceed ``row_limit``."""
+        key = _indicator(lit)
+        facts = self.facts.get(key)
+        args = _args(lit)
+        if facts is not None and all(type(a) is Var or is_ground(a) for a in args):
+            return self._fact_literal(table, facts, args)
+        if key in COMPARISONS_2 or key in _UNIFY:
+            done = self._vector_builtin(table, lit)
+            if done is not None:
+                return done
+        if key not in self.task.program.clauses and not _is_builtin(key) and facts is None:
+            # undefined predicate: no solutions (mode predicates are treated as dynamic)
+            return table.take(np.zeros(len(table), dtype=bool))
+        return self._engine_literal(table, lit)
+
+    def _fact_literal(
+        self, table: Bindings, facts: FactTable, args: tuple[Term, ...]
+    ) -> Bindings | None:
+        constants = []
+        keys: list[tuple[Var, int]] = []
+        new: list[tuple[Var, int]] = []
+        equal_cols: list[tuple[int, int]] = []
+        first_new: dict[Var, int] = {}
+        for c, a in enumerate(args):
+            if type(a) is Var:
+                if a in table.cols:
+                    keys.append((a, c))
+                elif a in first_new:
+                    equal_cols.append((first_new[a], c))
+                else:
+                    first_new[a] = c
+                    new.append((a, c))
+            else:
+                i = self.interner.lookup(a)
+                if i is None:
+                    return table.take(np.zeros(len(table), dtype=bool))
+                constants.append((c, i))
+        rel = facts.select(tuple(constants))
+        self.stats["joins"] += 1
+        counts = join_counts(table, rel, keys) if keys and not equal_cols else None
+        total = counts[3] if counts else len(table) * len(rel)
+        if total > self.opts.row_limit and new:
+            return None
+        return join(table, rel, keys, new, equal_cols, counts=counts)
+
+    def _vector_builtin(self, table: Bindings, lit: Term) -> Bindings | None:
+        """Comparisons and (dis)unification over bound arguments, as array filters."""
+        assert type(lit) is Struct
+        name = lit.name
+        left, right = lit.args
+        lv = self._column(table, left)
+        rv = self._column(table, right)
+        if name in ("=", "=="):
+            if lv is not None and rv is not None:
+                return table.take(lv == rv)
+            if name == "=" and type(left) is Var and lv is None and rv is not None:
+                return Bindings(table.ex, {**table.cols, left: np.broadcast_to(rv, len(table)).copy()})
+            if name == "=" and type(right) is Var and rv is None and lv is not None:
+                return Bindings(table.ex, {**table.cols, right: np.broadcast_to(lv, len(table)).copy()})
+            return None
+        if name in ("\\=", "\\=="):
+            if lv is not None and rv is not None:
+                return table.take(lv != rv)
+            return None
+        if lv is None or rv is None:
+            return None
+        num = self.interner.numeric()
+        a = num[lv]
+        b = num[rv]
+        if np.isnan(a).any() or np.isnan(b).any():
+            return None  # non-numbers: let the resolution engine raise Prolog's error
+        return table.take(COMPARISONS[name](a, b))
+
+    def _column(self, table: Bindings, arg: Term) -> Ids | None:
+        """Ids of ``arg`` per row (bound variable or ground term), or None when unbound."""
+        if type(arg) is Var:
+            return table.cols.get(arg)
+        if is_ground(arg):
+            i = self.interner.id(arg)
+            return np.full(len(table), i, dtype=np.int64)
+        return None
+
+    def _engine_literal(self, table: Bindings, lit: Term) -> Bindings | None:
+        """Answer ``lit`` with the resolution engine, once per distinct bound tuple."""
+        lit_vars = term_vars([lit])
+        bound = [v for v in lit_vars if v in table.cols]
+        free = [v for v in lit_vars if v not in table.cols]
+        if bound:
+            stacked = np.stack([table.cols[v] for v in bound], axis=1)
+            uniq, inverse = np.unique(stacked, axis=0, return_inverse=True)
+            inverse = inverse.reshape(-1)
+        else:
+            uniq = np.zeros((1, 0), dtype=np.int64)
+            inverse = np.zeros(len(table), dtype=np.int64)
+        terms = self.interner.terms
+        answers: list[list[tuple[int, ...]]] = []
+        for row in uniq.tolist():
+            goal = substitute(lit, {v: terms[i] for v, i in zip(bound, row, strict=True)})
+            answers.append(self._solve_memo(goal, free))
+        counts = np.array([len(a) for a in answers], dtype=np.int64)[inverse]
+        total = int(counts.sum())
+        if total > self.opts.row_limit and free:
+            return None
+        rows = np.repeat(np.arange(len(table), dtype=np.int64), counts)
+        cols = {v: c[rows] for v, c in table.cols.items()}
+        if free:
+            flat = [ans for u in inverse.tolist() for ans in answers[u]]
+            values = np.array(flat, dtype=np.int64).reshape(total, len(free))
+            for k, v in enumerate(free):
+                cols[v] = values[:, k]
+        return Bindings(table.ex[rows], cols)
+
+    def _solve_memo(self, goal: Term, free: list[Var]) -> list[tuple[int, ...]]:
+        key = Clause(goal).canonical().head
+        hit = self.memo.get(key)
+        if hit is not None:
+            self.memo.move_to_end(key)
+            return hit
+        self.stats["engine_calls"] += 1
+        out: list[tuple[int, ...]] = []
+        seen: set[tuple[int, ...]] = set()
+        for sol in self.resolution.solve(goal, None):  # type: ignore[attr-defined]
+            binding = _match(goal, sol)
+            if binding is None:
+                continue
+            values = []
+            for v in free:
+                t = binding[v]
+                if not is_ground(t):
+                    raise DataError(
+                        f"{to_prolog(goal)} has a non-ground answer ({to_prolog(sol)}); the "
+                        "native backend needs ground answers -- use the swi backend"
+                    )
+                values.append(self.interner.id(t))
+            tup = tuple(values)
+            if tup not in seen:  # duplicate answers add nothing to coverage
+                seen.add(tup)
+                out.append(tup)
+        self.memo[key] = out
+        if len(self.memo) > self.opts.memo_entries:
+            self.memo.popitem(last=False)
+        return out
+
+    # -- diagnostics ------------------------------------------------------------------------------
+    def cache_info(self) -> dict[str, float]:
+        return {
+            "tables": len(self.cache),
+            "bytes": self.cache_bytes,
+            "limit_bytes": self.opts.cache_mb * 1e6,
+            "memo_entries": len(self.memo),
+            **{k: float(v) for k, v in self.stats.items()},
+        }
+
+
+COMPARISONS_2: Final = frozenset((op, 2) for op in COMPARISONS)
+_UNIFY: Final = frozenset({("=", 2), ("\\=", 2), ("==", 2), ("\\==", 2)})
+
+
+def _indicator(term: Term) -> tuple[str, int]:
+    if type(term) is Struct:
+        return (term.name, len(term.args))
+    if type(term) is Const:
+        return (str(term.value), 0)
+    return ("", -1)
+
+
+def _args(term: Term) -> tuple[Term, ...]:
+    return term.args if type(term) is Struct else ()
+
+
+def _is_builtin(key: tuple[str, int]) -> bool:
+    from ilpkit.backends.native.resolution import BUILTINS
+
+    return key in BUILTINS
+
+
+def _match(pattern: Term, instance: Term) -> dict[Var, Term] | None:
+    """One-way matching: the substitution making ``pattern`` equal to ``instance``."""
+    out: dict[Var, Term] = {}
+    stack = [(pattern, instance)]
+    while stack:
+        p, t = stack.pop()
+        if type(p) is Var:
+            prev = out.get(p)
+            if prev is None:
+                out[p] = t
+            elif prev != t:
+                return None
+        elif type(p) is Struct:
+            if type(t) is not Struct or t.name != p.name or len(t.args) != len(p.args):
+                return None
+            stack.extend(zip(p.args, t.args, strict=True))
+        elif p != t:
+            return None
+    return out
+
+
+def _renaming(clause: Clause, canonical: Clause) -> dict[Var, Term]:
+    """Variables of ``clause`` -> their names in its canonical form."""
+    binding = _match(clause.to_term(), canonical.to_term())
+    assert binding is not None
+    return dict(binding)
+
+
+def iter_literals(clause: Clause) -> Iterator[Term]:
+    yield from clause.body

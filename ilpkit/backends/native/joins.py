@@ -1,0 +1,125 @@
+"""Binding tables and the vectorised operations on them.
+
+A :class:`Bindings` table holds one row per partial substitution of a clause being evaluated:
+the example id the row belongs to, and an id column per bound variable.  Literals over fact
+tables are joins, comparisons are filters; both are whole-array numpy operations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ilpkit.backends.native.store import FactTable, Ids
+from ilpkit.core.terms import Var
+
+
+@dataclass(frozen=True)
+class Bindings:
+    """Partial substitutions: ``ex[r]`` is row r's example id, ``cols[v][r]`` the id of v."""
+
+    ex: Ids
+    cols: dict[Var, Ids]
+
+    def __len__(self) -> int:
+        return int(self.ex.shape[0])
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.ex.nbytes + sum(c.nbytes for c in self.cols.values()))
+
+    def take(self, rows: Ids | npt.NDArray[np.bool_]) -> Bindings:
+        return Bindings(self.ex[rows], {v: c[rows] for v, c in self.cols.items()})
+
+    def restrict(self, example_ids: Ids) -> Bindings:
+        """Only the rows of the given (sorted) example ids."""
+        if len(self) == 0:
+            return self
+        return self.take(np.isin(self.ex, example_ids, assume_unique=False))
+
+    def project(self, keep: set[Var]) -> Bindings:
+        """Drop the columns not in ``keep`` and the duplicate rows that leaves."""
+        names = [v for v in self.cols if v in keep]
+        if len(names) == len(self.cols):
+            return self
+        stacked = np.stack([self.ex, *(self.cols[v] for v in names)], axis=1)
+        uniq = np.unique(stacked, axis=0) if len(stacked) else stacked
+        return Bindings(uniq[:, 0].copy(), {v: uniq[:, i + 1].copy() for i, v in enumerate(names)})
+
+    def covered(self) -> Ids:
+        return np.unique(self.ex)
+
+
+def expand_ranges(lo: Ids, counts: Ids) -> tuple[Ids, Ids]:
+    """For rows with ``counts[i]`` matches starting at ``lo[i]`` in a sorted index, the row of
+    each match and its position in the index."""
+    total = int(counts.sum())
+    rows = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    if total == 0:
+        return rows, np.zeros(0, dtype=np.int64)
+    starts = np.cumsum(counts) - counts
+    offsets = np.arange(total, dtype=np.int64) - np.repeat(starts, counts)
+    return rows, np.repeat(lo, counts) + offsets
+
+
+def join_counts(
+    table: Bindings, facts: FactTable, keys: list[tuple[Var, int]]
+) -> tuple[int, Ids, Ids, int]:
+    """Match counts of a join on ``keys`` (variable, fact column): ``(key column, lo, counts,
+    total)``, using the most selective key column for the index lookup."""
+    key_var, key_col = max(keys, key=lambda vc: facts.distinct(vc[1]))
+    order, sorted_keys = facts.sorted_column(key_col)
+    probe = table.cols[key_var]
+    lo = np.searchsorted(sorted_keys, probe, "left")
+    hi = np.searchsorted(sorted_keys, probe, "right")
+    counts = (hi - lo).astype(np.int64)
+    return key_col, lo.astype(np.int64), counts, int(counts.sum())
+
+
+def join(
+    table: Bindings,
+    facts: FactTable,
+    keys: list[tuple[Var, int]],
+    new: list[tuple[Var, int]],
+    equal_cols: list[tuple[int, int]],
+    *,
+    counts: tuple[int, Ids, Ids, int] | None = None,
+) -> Bindings:
+    """Join ``table`` with ``facts``.
+
+    ``keys``: bound variables and the fact column they must equal; ``new``: unbound variables
+    and the column that binds them; ``equal_cols``: pairs of fact columns that must be equal
+    (a variable occurring twice among the new ones).
+    """
+    data = facts.data
+    if equal_cols:
+        mask = np.ones(len(facts), dtype=bool)
+        for a, b in equal_cols:
+            mask &= data[:, a] == data[:, b]
+        facts = FactTable.from_array(facts.name, data[mask])
+        data = facts.data
+        counts = None
+    if not keys:
+        n, m = len(table), len(facts)
+        rows = np.repeat(np.arange(n, dtype=np.int64), m)
+        fact_rows = np.tile(np.arange(m, dtype=np.int64), n)
+    else:
+        if counts is None:
+            counts = join_counts(table, facts, keys)
+        key_col, lo, cnt, _ = counts
+        order, _ = facts.sorted_column(key_col)
+        rows, pos = expand_ranges(lo, cnt)
+        fact_rows = order[pos]
+        key_var = next(v for v, c in keys if c == key_col)
+        others = [(v, c) for v, c in keys if not (v == key_var and c == key_col)]
+        if others:
+            mask = np.ones(len(rows), dtype=bool)
+            for v, c in others:
+                mask &= table.cols[v][rows] == data[fact_rows, c]
+            rows, fact_rows = rows[mask], fact_rows[mask]
+    cols = {v: c[rows] for v, c in table.cols.items()}
+    for v, c in new:
+        cols[v] = data[fact_rows, c]
+    return Bindings(table.ex[rows], cols)

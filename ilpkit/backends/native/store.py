@@ -1,0 +1,153 @@
+"""Interned ground values and fact tables with per-column indexes.
+
+Every ground term the engine meets (atoms, numbers, strings, ground compound terms) gets an
+integer id; a predicate defined by facts becomes a table of id columns.  Joins then work on
+integer arrays only.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from ilpkit.core.terms import Const, Struct, Term
+
+Ids = npt.NDArray[np.int64]
+
+
+class Interner:
+    """Ground term <-> integer id, with the numeric value of numbers for comparisons."""
+
+    def __init__(self) -> None:
+        self.ids: dict[Term, int] = {}
+        self.terms: list[Term] = []
+        self._numeric: list[float] = []
+        self._num_cache: npt.NDArray[np.float64] | None = None
+
+    def __len__(self) -> int:
+        return len(self.terms)
+
+    def id(self, term: Term) -> int:
+        i = self.ids.get(term)
+        if i is None:
+            i = self.ids[term] = len(self.terms)
+            self.terms.append(term)
+            value = term.value if type(term) is Const else None
+            self._numeric.append(
+                float(value) if isinstance(value, (int, float)) else math.nan
+            )
+            self._num_cache = None
+        return i
+
+    def lookup(self, term: Term) -> int | None:
+        return self.ids.get(term)
+
+    def term(self, i: int) -> Term:
+        return self.terms[i]
+
+    def numeric(self) -> npt.NDArray[np.float64]:
+        """Numeric value of every id (NaN for non-numbers)."""
+        if self._num_cache is None or len(self._num_cache) != len(self._numeric):
+            self._num_cache = np.array(self._numeric, dtype=np.float64)
+        return self._num_cache
+
+
+class FactTable:
+    """The ground facts of one predicate as id columns (rows in Prolog order)."""
+
+    def __init__(self, name: str, arity: int, rows: Sequence[tuple[Term, ...]], interner: Interner):
+        self.name = name
+        self.arity = arity
+        ident = interner.id
+        data = np.array([[ident(a) for a in row] for row in rows], dtype=np.int64)
+        self.data = data.reshape(len(rows), arity)
+        self._sorted: dict[int, tuple[Ids, Ids]] = {}
+        self._dict_index: dict[tuple[int, ...], dict[tuple[int, ...], list[int]]] = {}
+        self._selections: OrderedDict[tuple[tuple[int, int], ...], FactTable] = OrderedDict()
+        self._distinct: dict[int, int] = {}
+
+    @classmethod
+    def from_array(cls, name: str, data: Ids) -> FactTable:
+        table = cls.__new__(cls)
+        table.name = name
+        table.arity = int(data.shape[1])
+        table.data = data
+        table._sorted = {}
+        table._dict_index = {}
+        table._selections = OrderedDict()
+        table._distinct = {}
+        return table
+
+    def __len__(self) -> int:
+        return int(self.data.shape[0])
+
+    def column(self, i: int) -> Ids:
+        return self.data[:, i]
+
+    def sorted_column(self, i: int) -> tuple[Ids, Ids]:
+        """``(order, keys)``: a stable argsort of column ``i`` and the sorted keys."""
+        cached = self._sorted.get(i)
+        if cached is None:
+            col = self.data[:, i]
+            order = np.argsort(col, kind="stable")
+            cached = self._sorted[i] = (order, col[order])
+        return cached
+
+    def distinct(self, i: int) -> int:
+        n = self._distinct.get(i)
+        if n is None:
+            n = self._distinct[i] = int(np.unique(self.data[:, i]).shape[0]) if len(self) else 0
+        return n
+
+    def select(self, constants: tuple[tuple[int, int], ...]) -> FactTable:
+        """Rows whose column ``c`` holds id ``v`` for every ``(c, v)`` (cached, small LRU)."""
+        if not constants:
+            return self
+        table = self._selections.get(constants)
+        if table is not None:
+            self._selections.move_to_end(constants)
+            return table
+        c0, v0 = constants[0]
+        order, keys = self.sorted_column(c0)
+        lo, hi = np.searchsorted(keys, v0, "left"), np.searchsorted(keys, v0, "right")
+        rows = np.sort(order[lo:hi])
+        data = self.data[rows]
+        for c, v in constants[1:]:
+            data = data[data[:, c] == v]
+        table = FactTable.from_array(self.name, data)
+        self._selections[constants] = table
+        if len(self._selections) > 256:
+            self._selections.popitem(last=False)
+        return table
+
+    def rows_matching(self, bound: tuple[tuple[int, int], ...]) -> list[int]:
+        """Row numbers (Prolog order) whose columns hold the given ids (dict index; fast for
+        the many small lookups of saturation)."""
+        if not bound:
+            return list(range(len(self)))
+        cols = tuple(c for c, _ in bound)
+        index = self._dict_index.get(cols)
+        if index is None:
+            index = {}
+            keys = self.data[:, list(cols)].tolist()
+            for r, key in enumerate(keys):
+                index.setdefault(tuple(key), []).append(r)
+            self._dict_index[cols] = index
+        return index.get(tuple(v for _, v in bound), [])
+
+    def nbytes(self) -> int:
+        return int(self.data.nbytes)
+
+
+def is_ground_value(term: Term) -> bool:
+    """Whether a term can be interned (ground)."""
+    from ilpkit.core.terms import is_ground
+
+    return is_ground(term)
+
+
+__all__ = ["FactTable", "Interner", "Struct"]
