@@ -21,7 +21,10 @@ _MAX_ITEMS: Final = 25
 
 @app.command("check")
 def check(
-    path: Annotated[Path, typer.Argument(help="Dataset folder, or a file stem (data/train).")],
+    path: Annotated[
+        str,
+        typer.Argument(help="Dataset folder, file stem (data/train) or a bundled dataset name."),
+    ],
     fmt: Annotated[
         DataFormat,
         typer.Option("--format", "-f", help="Dataset format; auto detects it from the files."),
@@ -33,9 +36,10 @@ def check(
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Load a dataset and print its summary: examples, predicates, modes, settings, folds."""
+    from ilpkit.cli.common import resolve_data_path
     from ilpkit.core.formats import load_task  # loaders are heavy; load them only when used
 
-    task = load_task(path, format=fmt.value, stem=stem)
+    task = load_task(resolve_data_path(path), format=fmt.value, stem=stem)
     summary = task.summary()
     if json_output:
         typer.echo(json.dumps(summary, indent=2, default=str))

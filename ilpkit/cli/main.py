@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from ilpkit import __version__
-from ilpkit.cli import data_cmd, plugins_cmd
+from ilpkit.cli import clause_cmd, data_cmd, datasets_cmd, plugins_cmd
 from ilpkit.cli.errors import IlpkitGroup
 
 app = typer.Typer(
@@ -44,6 +44,9 @@ def _root(
 
 app.command("plugins")(plugins_cmd.plugins)
 app.add_typer(data_cmd.app, name="data")
+app.add_typer(datasets_cmd.app, name="datasets")
+app.command("saturate")(clause_cmd.saturate)
+app.command("coverage")(clause_cmd.coverage)
 
 
 def main() -> None:

@@ -11,10 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from ilpkit.core.plugins import PluginSpec, hookimpl
+from ilpkit.plugins.backends import native
 from ilpkit.plugins.executors import local
 
 
 @hookimpl
 def ilpkit_register_plugins() -> list[PluginSpec[Any]]:
     """The plugins shipped with ilpkit."""
-    return [local.SPEC]
+    return [native.SPEC, local.SPEC]

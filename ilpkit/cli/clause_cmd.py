@@ -1,0 +1,93 @@
+"""``ilpkit saturate`` and ``ilpkit coverage``: look at what a backend computes."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ilpkit.cli.common import (
+    BackendOpt,
+    FormatOpt,
+    PathArg,
+    SetOpt,
+    StemOpt,
+    load,
+    open_backend,
+    split_sets,
+)
+from ilpkit.core.config import DataFormat
+from ilpkit.core.errors import DataError
+from ilpkit.core.reader import PrologReader
+from ilpkit.core.terms import Clause, Term
+
+
+def _parse(text: str, what: str) -> Term:
+    try:
+        return PrologReader(double_quotes="codes").read_term(text, name=what)
+    except DataError as exc:
+        raise DataError(f"{what}: {exc}") from None
+
+
+def saturate(
+    path: PathArg,
+    example: Annotated[str, typer.Option("--example", "-e", help="Seed atom, e.g. 'p(a,b)', or an example id.")],
+    depth: Annotated[int | None, typer.Option(help="Layers of new variables (Aleph's i); default from the data.")] = None,
+    fmt: FormatOpt = DataFormat.AUTO,
+    stem: StemOpt = None,
+    backend: BackendOpt = "native",
+    sets: SetOpt = None,
+    ground: Annotated[bool, typer.Option(help="Also print the ground (not variabilised) literals.")] = False,
+) -> None:
+    """Print the bottom clause of a seed example."""
+    task = load(path, fmt, stem)
+    options = split_sets(sets, ("backend",))
+    with open_backend(backend, options["backend"], task) as engine:
+        seed: Term | int = int(example) if example.isdigit() else _parse(example, "--example")
+        bottom = engine.saturate(seed, depth=depth)
+    typer.echo(f"% {len(bottom)} literals, {bottom.n_vars} variables")
+    typer.echo(str(bottom))
+    if ground:
+        typer.echo(str(bottom.ground_clause()))
+
+
+def coverage(
+    path: PathArg,
+    clause: Annotated[str, typer.Option("--clause", "-c", help="Clause, e.g. 'p(A,B) :- q(A,C)'.")],
+    fmt: FormatOpt = DataFormat.AUTO,
+    stem: StemOpt = None,
+    backend: BackendOpt = "native",
+    sets: SetOpt = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print JSON, with the covered example ids.")] = False,
+) -> None:
+    """Print how many positive and negative examples a clause covers."""
+    task = load(path, fmt, stem)
+    options = split_sets(sets, ("backend",))
+    parsed = Clause.from_term(_parse(clause, "--clause"))
+    with open_backend(backend, options["backend"], task) as engine:
+        covered = engine.coverage(parsed)
+    counts = covered.counts(task.examples)
+    result = {
+        "clause": str(parsed),
+        "tp": counts.tp,
+        "fp": counts.fp,
+        "positives": counts.p,
+        "negatives": counts.n,
+        "precision": counts.precision,
+        "recall": counts.recall,
+    }
+    if json_output:
+        result["covered"] = covered.tolist()
+        typer.echo(json.dumps(result, indent=2))
+        return
+    table = Table(title=str(parsed), show_header=True)
+    for key in ("tp", "fp", "positives", "negatives", "precision", "recall"):
+        table.add_column(key.upper() if len(key) == 2 else key)
+    table.add_row(
+        f"{counts.tp:g}", f"{counts.fp:g}", f"{counts.p:g}", f"{counts.n:g}",
+        f"{counts.precision:.4f}", f"{counts.recall:.4f}",
+    )
+    Console(highlight=False).print(table)

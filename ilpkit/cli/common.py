@@ -1,0 +1,83 @@
+"""Options and helpers shared by the commands that read data and evaluate clauses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ilpkit.core.config import DataFormat, parse_value
+from ilpkit.core.errors import ConfigError
+from ilpkit.core.task import Task
+
+PathArg = Annotated[
+    str,
+    typer.Argument(
+        help="Dataset folder, file stem (data/train) or the name of a bundled dataset "
+        "(see `ilpkit datasets list`)."
+    ),
+]
+FormatOpt = Annotated[
+    DataFormat,
+    typer.Option("--format", "-f", help="Dataset format; auto detects it from the files."),
+]
+StemOpt = Annotated[
+    str | None,
+    typer.Option(help="Which task to read from a folder holding several (e.g. advisedby)."),
+]
+BackendOpt = Annotated[str, typer.Option("--backend", "-b", help="Backend plugin name.")]
+SetOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        help="KEY=VALUE option; backend.KEY sets a backend option (repeatable).",
+    ),
+]
+
+
+def resolve_data_path(text: str) -> Path:
+    """A path as given, or the folder of a bundled dataset when nothing exists at the path."""
+    path = Path(text)
+    if path.exists() or path.with_name(path.name + ".b").is_file():
+        return path
+    from ilpkit.datasets import BUNDLED, bundled_path
+
+    if text in BUNDLED:
+        return bundled_path(text)
+    return path
+
+
+def load(path: str, fmt: DataFormat, stem: str | None) -> Task:
+    from ilpkit.core.formats import load_task
+
+    return load_task(resolve_data_path(path), format=fmt.value, stem=stem)
+
+
+def split_sets(items: list[str] | None, sections: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    """``--set`` items grouped by section: ``backend.step_limit=5`` goes to ``backend``,
+    a plain ``KEY=VALUE`` to ``""`` (when ``""`` is one of ``sections``)."""
+    out: dict[str, dict[str, Any]] = {s: {} for s in sections}
+    for item in items or []:
+        key, sep, text = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ConfigError(f"--set {item!r}: expected KEY=VALUE, e.g. --set backend.timeout=5")
+        head, _, rest = key.partition(".")
+        if rest and head in out:
+            out[head][rest] = parse_value(text.strip())
+        elif not rest and "" in out:
+            out[""][key] = parse_value(text.strip())
+        else:
+            known = ", ".join(f"{s}.KEY" if s else "KEY" for s in sections)
+            raise ConfigError(f"--set {item!r}: expected {known}")
+    return out
+
+
+def open_backend(name: str, options: dict[str, Any], task: Task) -> Any:
+    """Build backend ``name`` with validated options and load ``task`` into it."""
+    from ilpkit.core.plugins import get_plugin_manager
+
+    backend = get_plugin_manager().make("backend", name, options)
+    backend.load(task)
+    return backend

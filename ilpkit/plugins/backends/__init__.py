@@ -1,0 +1,1 @@
+"""Built-in backends: the engines that answer coverage and saturation questions."""
