@@ -13,9 +13,10 @@ from typing import Any
 from ilpkit.core.plugins import PluginSpec, hookimpl
 from ilpkit.plugins.backends import native
 from ilpkit.plugins.executors import local
+from ilpkit.plugins.scorers import SPECS as SCORER_SPECS
 
 
 @hookimpl
 def ilpkit_register_plugins() -> list[PluginSpec[Any]]:
     """The plugins shipped with ilpkit."""
-    return [native.SPEC, local.SPEC]
+    return [native.SPEC, local.SPEC, *SCORER_SPECS]
