@@ -14,9 +14,17 @@ from ilpkit.core.plugins import PluginSpec, hookimpl
 from ilpkit.plugins.backends import native
 from ilpkit.plugins.executors import local
 from ilpkit.plugins.scorers import SPECS as SCORER_SPECS
+from ilpkit.plugins.search import hillclimb, rrr, topdown
 
 
 @hookimpl
 def ilpkit_register_plugins() -> list[PluginSpec[Any]]:
     """The plugins shipped with ilpkit."""
-    return [native.SPEC, local.SPEC, *SCORER_SPECS]
+    return [
+        native.SPEC,
+        local.SPEC,
+        *SCORER_SPECS,
+        *topdown.SPECS,
+        hillclimb.SPEC,
+        rrr.SPEC,
+    ]

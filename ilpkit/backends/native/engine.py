@@ -32,6 +32,7 @@ import numpy as np
 from pydantic import Field
 
 from ilpkit.backends.base import Backend, BackendOptions, describe_clause
+from ilpkit.backends.native.components import split_independent
 from ilpkit.backends.native.joins import Bindings, join, join_counts
 from ilpkit.backends.native.store import FactTable, Ids, Interner
 from ilpkit.core.coverage import Coverage
@@ -93,6 +94,7 @@ class NativeBackend(Backend):
         self.stats = {"evaluated": 0, "cache_hits": 0, "joins": 0, "engine_calls": 0}
         self._resolution: object | None = None
         self._deadline: float | None = None
+        self._components: dict[Clause, bool] = {}
 
     # -- loading ------------------------------------------------------------------------------
     def _load(self, task: Task) -> None:
@@ -100,6 +102,7 @@ class NativeBackend(Backend):
         self.cache.clear()
         self.cache_bytes = 0
         self.memo.clear()
+        self._components = {}
         self.facts = {
             key: FactTable(key[0], key[1], rows, self.interner)
             for key, rows in task.program.facts.items()
@@ -205,12 +208,29 @@ class NativeBackend(Backend):
             table = cached if among is None else cached.restrict(among.ids)
             return Coverage(table.covered(), n, trusted=True)
         try:
+            connected, independent = split_independent(canon.head, canon.body, self._pure)
+            if independent:
+                # parts not linked to the head: one yes/no question each
+                if not all(self._satisfiable(part) for part in independent):
+                    return Coverage.empty(n)
+                reduced = Clause(canon.head, connected).canonical()
+                return self._coverage(reduced, among)
             table, complete = self._evaluate(canon, among)
         except ResourceLimitExceeded as exc:
             raise ResourceLimitExceeded(f"{exc} (clause: {describe_clause(clause)})") from None
         if complete and among is None:
             self._remember(canon, table)
         return Coverage(table.covered() if len(table) else _EMPTY, n, trusted=True)
+
+    def _satisfiable(self, literals: list[Term]) -> bool:
+        """Whether a conjunction not linked to the head has a solution (memoised)."""
+        key = Clause(Const("$component"), literals).canonical()
+        known = self._components.get(key)
+        if known is None:
+            seed = Bindings(np.zeros(1, dtype=np.int64), {})
+            known = len(self._projected(seed, list(key.body))) > 0
+            self._components[key] = known
+        return known
 
     def _evaluate(self, clause: Clause, among: Coverage | None) -> tuple[Bindings, bool]:
         """The binding table of ``clause`` (canonical form); ``complete`` is False when it was
@@ -230,10 +250,19 @@ class NativeBackend(Backend):
             self.stats["cache_hits"] += 1
             # parent was cached under its own canonical names: rename this clause to match
             mapping = _renaming(Clause(clause.head, body[:j] + body[j + 1 :]), parent)
+            # Variables only the added literal has must not collide with the parent's names
+            # (removing a middle literal shifts the canonical names of later variables).
+            for v in term_vars([body[j]]):
+                if v not in mapping:
+                    mapping[v] = Var(f"_New{len(mapping)}")
             literal = substitute(body[j], mapping)
             if among is not None:
                 table = table.restrict(among.ids)
-            return self._extend(table, [literal])
+            table, complete = self._extend(table, [literal])
+            # back to this clause's own (canonical) names, under which it may be cached
+            back = {new: old for old, new in mapping.items() if type(new) is Var}
+            cols = {back.get(v, v): c for v, c in table.cols.items()}
+            return Bindings(table.ex, cols), complete
         table = self._head_table(clause.head, among)
         return self._extend(table, list(body))
 
@@ -257,6 +286,9 @@ class NativeBackend(Backend):
             keep = {v for t in rest for v in iter_vars(t)}
             table = table.project(keep)
             grown = self._literal(table, lit, literals[k + 1 :])
+            if grown is None and len(table) == 1:
+                # one row cannot be split further: expand it whatever its size
+                grown = self._literal(table, lit, literals[k + 1 :], force=True)
             if grown is None:
                 return self._chunked(table, literals[k:])
             table = grown
@@ -352,13 +384,16 @@ class NativeBackend(Backend):
         return out if mask.all() else out.take(mask)
 
     # -- literals -------------------------------------------------------------------------------
-    def _literal(self, table: Bindings, lit: Term, rest: list[Term]) -> Bindings | None:
-        """``table`` joined with ``lit``; None if the result would exceed ``row_limit``."""
+    def _literal(
+        self, table: Bindings, lit: Term, rest: list[Term], force: bool = False
+    ) -> Bindings | None:
+        """``table`` joined with ``lit``; None if the result would exceed ``row_limit``
+        (unless ``force``)."""
         key = _indicator(lit)
         facts = self.facts.get(key)
         args = _args(lit)
         if facts is not None and all(type(a) is Var or is_ground(a) for a in args):
-            return self._fact_literal(table, facts, args)
+            return self._fact_literal(table, facts, args, force)
         if key in COMPARISONS_2 or key in _UNIFY:
             done = self._vector_builtin(table, lit)
             if done is not None:
@@ -366,10 +401,10 @@ class NativeBackend(Backend):
         if key not in self.task.program.clauses and not _is_builtin(key) and facts is None:
             # undefined predicate: no solutions (mode predicates are treated as dynamic)
             return table.take(np.zeros(len(table), dtype=bool))
-        return self._engine_literal(table, lit)
+        return self._engine_literal(table, lit, force)
 
     def _fact_literal(
-        self, table: Bindings, facts: FactTable, args: tuple[Term, ...]
+        self, table: Bindings, facts: FactTable, args: tuple[Term, ...], force: bool = False
     ) -> Bindings | None:
         constants = []
         keys: list[tuple[Var, int]] = []
@@ -394,7 +429,7 @@ class NativeBackend(Backend):
         self.stats["joins"] += 1
         counts = join_counts(table, rel, keys) if keys and not equal_cols else None
         total = counts[3] if counts else len(table) * len(rel)
-        if total > self.opts.row_limit and new:
+        if total > self.opts.row_limit and new and not force:
             return None
         return join(table, rel, keys, new, equal_cols, counts=counts)
 
@@ -435,7 +470,9 @@ class NativeBackend(Backend):
             return np.full(len(table), i, dtype=np.int64)
         return None
 
-    def _engine_literal(self, table: Bindings, lit: Term) -> Bindings | None:
+    def _engine_literal(
+        self, table: Bindings, lit: Term, force: bool = False
+    ) -> Bindings | None:
         """Answer ``lit`` with the resolution engine, once per distinct bound tuple."""
         lit_vars = term_vars([lit])
         bound = [v for v in lit_vars if v in table.cols]
@@ -454,7 +491,7 @@ class NativeBackend(Backend):
             answers.append(self._solve_memo(goal, free))
         counts = np.array([len(a) for a in answers], dtype=np.int64)[inverse]
         total = int(counts.sum())
-        if total > self.opts.row_limit and free:
+        if total > self.opts.row_limit and free and not force:
             return None
         rows = np.repeat(np.arange(len(table), dtype=np.int64), counts)
         cols = {v: c[rows] for v, c in table.cols.items()}

@@ -44,12 +44,45 @@ class Bindings:
         names = [v for v in self.cols if v in keep]
         if len(names) == len(self.cols):
             return self
-        stacked = np.stack([self.ex, *(self.cols[v] for v in names)], axis=1)
-        uniq = np.unique(stacked, axis=0) if len(stacked) else stacked
-        return Bindings(uniq[:, 0].copy(), {v: uniq[:, i + 1].copy() for i, v in enumerate(names)})
+        if len(self) == 0:
+            return Bindings(self.ex, {v: self.cols[v] for v in names})
+        rows = distinct_rows([self.ex, *(self.cols[v] for v in names)])
+        return Bindings(self.ex[rows], {v: self.cols[v][rows] for v in names})
 
     def covered(self) -> Ids:
-        return np.unique(self.ex)
+        """Distinct example ids.  Rows stay in example order through every operation (joins
+        repeat rows in place, filters keep order), so this is a linear scan, not a sort."""
+        ex = self.ex
+        if len(ex) < 2:
+            return ex.copy()
+        step = ex[1:] != ex[:-1]
+        if not (ex[1:] >= ex[:-1]).all():  # defensive: fall back to a sort
+            return np.unique(ex)
+        return ex[np.concatenate(([True], step))]
+
+
+def distinct_rows(columns: list[Ids]) -> Ids:
+    """Indices of the first occurrence of each distinct row of the given id columns.
+
+    Columns are packed into one int64 key while the product of their ranges fits (ids are
+    small non-negative integers), so this is a 1-D unique -- far faster than a row-wise one.
+    """
+    key = columns[0].astype(np.int64, copy=True)
+    span = int(key.max()) + 1 if len(key) else 1
+    for col in columns[1:]:
+        width = int(col.max()) + 1 if len(col) else 1
+        if span * width >= 2**62:  # would overflow: compress the key so far to dense ranks
+            _, key = np.unique(key, return_inverse=True)
+            key = key.reshape(-1).astype(np.int64)
+            span = int(key.max()) + 1
+            if span * width >= 2**62:
+                stacked = np.stack(columns, axis=1)
+                _, first = np.unique(stacked, axis=0, return_index=True)
+                return np.sort(first)
+        key = key * width + col
+        span *= width
+    _, first = np.unique(key, return_index=True)
+    return np.sort(first)
 
 
 def expand_ranges(lo: Ids, counts: Ids) -> tuple[Ids, Ids]:

@@ -1,0 +1,277 @@
+"""Coverage throughput: the native backend against a plain SWI-Prolog loop.
+
+For each dataset a fixed, seeded list of clauses is built: random legal clauses of 2..6
+literals (counting the head) from the bottom clauses of random positive seeds, plus the
+refinement chains of a greedy hill climb (TP - FP) from the same bottom clauses.  The native
+backend evaluates them all (fresh backend, so parent reuse only helps within the list, as it
+would in a search); SWI-Prolog evaluates the same clauses on the same data in one process with
+``aggregate_all(count, (ex(E), \\+ \\+ (E = Head, Body)))`` per clause -- the way Aleph tests
+coverage -- timed inside Prolog.  Covered counts are compared, so the benchmark doubles as an
+agreement check.
+
+    python benchmarks/bench_coverage.py                 # all datasets found
+    python benchmarks/bench_coverage.py --datasets uwcse,mutagenesis --clauses 300
+
+Prints a table and writes ``benchmarks/results/coverage.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from ilpkit.backends.native.engine import NativeBackend  # noqa: E402
+from ilpkit.core.errors import IlpkitError  # noqa: E402
+from ilpkit.core.formats import load_task  # noqa: E402
+from ilpkit.core.refine import Refiner  # noqa: E402
+from ilpkit.core.task import Task  # noqa: E402
+from ilpkit.core.terms import Clause, clause_to_prolog, to_prolog  # noqa: E402
+from ilpkit.datasets import bundled_path  # noqa: E402
+
+SHARED = ROOT.parent / "shared" / "data"
+
+DATASETS: dict[str, tuple[Path, str | None, str]] = {
+    # name: (path, stem, kind)
+    "trains": (bundled_path("trains"), None, "facts"),
+    "uwcse": (bundled_path("uwcse"), None, "facts"),
+    "imdb2": (SHARED / "imdb" / "prolog_ilpexp" / "imdb2", None, "facts"),
+    "imdb3": (SHARED / "imdb" / "prolog_ilpexp" / "imdb3", None, "facts"),
+    "webkb": (SHARED / "webkb" / "boostsrl_srlearn" / "webkb", None, "facts"),
+    "cora": (SHARED / "cora" / "boostsrl_srlearn" / "cora", None, "facts"),
+    "mutagenesis": (bundled_path("mutagenesis"), None, "rules"),
+    "carcinogenesis": (SHARED / "carcinogenesis" / "aleph_yap", None, "rules"),
+    "triazines": (SHARED / "pyrimidines_triazines" / "prolog_ilpexp" / "triazines", None, "rules"),
+}
+
+
+@dataclass
+class Result:
+    dataset: str
+    kind: str
+    examples: int
+    facts: int
+    clauses: int
+    load_s: float
+    load_peak_mb: float
+    native_s: float
+    native_clauses_per_s: float
+    native_ex_clauses_per_s: float
+    cache_mb: float
+    prolog_s: float | None
+    prolog_clauses_per_s: float | None
+    ratio: float | None
+    agree: int | None
+    disagree: int | None
+
+
+def make_clauses(task: Task, backend: NativeBackend, n: int, seed: int) -> list[Clause]:
+    """Random legal clauses (2..6 literals with the head) and hill-climbing chains."""
+    rng = random.Random(seed)
+    positives = task.examples.positives.tolist()
+    depth = min(int(task.bias.settings["i"]), 2)
+    clauses: list[Clause] = []
+    seen: set[Clause] = set()
+    attempts = 0
+    while len(clauses) < n and attempts < n * 3:
+        attempts += 1
+        ex = rng.choice(positives)
+        bottom = backend.saturate(ex, depth=depth)
+        if len(bottom) == 0:
+            continue
+        refiner = Refiner(bottom, clauselength=6)
+        for _ in range(8):
+            body = refiner.random_clause(rng.randint(1, 5), rng)
+            cl = bottom.clause(body)
+            if body and cl.canonical() not in seen:
+                seen.add(cl.canonical())
+                clauses.append(cl)
+        # a short greedy chain: add the literal that maximises TP - FP
+        body: tuple[int, ...] = ()
+        for _ in range(4):
+            options = refiner.additions(body)[:40]
+            if not options:
+                break
+            best = None
+            for k in options:
+                cand = refiner.add(body, k)
+                cl = bottom.clause(cand)
+                c = backend.coverage(cl).counts(task.examples)
+                score = c.tp - c.fp
+                if best is None or score > best[0]:
+                    best = (score, cand)
+            assert best is not None
+            body = best[1]
+            cl = bottom.clause(body)
+            if cl.canonical() not in seen:
+                seen.add(cl.canonical())
+                clauses.append(cl)
+    return clauses[:n]
+
+
+def time_native(task: Task, clauses: list[Clause]) -> tuple[float, list[int], float]:
+    backend = NativeBackend()
+    backend.load(task)
+    start = time.perf_counter()
+    covered = [len(backend.coverage(c)) for c in clauses]
+    elapsed = time.perf_counter() - start
+    return elapsed, covered, backend.cache_bytes / 1e6
+
+
+PROLOG_DRIVER = r"""
+:- style_check(-singleton).
+:- style_check(-discontiguous).
+run :-
+    statistics(cputime, T0),
+    forall(cl(I, H, B),
+           ( catch(call_with_time_limit(%(limit)s,
+                     aggregate_all(count, (ex(E), \+ \+ (E = H, call(B))), N)), _, N = -1),
+             assertz(result(I, N)) )),
+    statistics(cputime, T1),
+    T is T1 - T0,
+    format("time ~w~n", [T]),
+    forall(result(I, N), format("~w ~w~n", [I, N])).
+"""
+
+
+def time_prolog(task: Task, clauses: list[Clause], limit: float) -> tuple[float, list[int]] | None:
+    swipl = shutil.which("swipl")
+    if swipl is None:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        with open(d / "bk.pl", "w", encoding="utf-8") as out:
+            out.write(":- style_check(-singleton).\n:- style_check(-discontiguous).\n")
+            preds = {m.indicator for m in task.bias.modeb} | set(task.program.predicates())
+            for name, arity in sorted(preds):
+                out.write(f":- dynamic({to_prolog_ind(name, arity)}).\n")
+            for clause in task.program.iter_clauses():
+                out.write(clause_to_prolog(clause) + "\n")
+        with open(d / "ex.pl", "w", encoding="utf-8") as out:
+            for atom in task.examples.atoms:
+                out.write(f"ex({to_prolog(atom, 999)}).\n")
+            for i, cl in enumerate(clauses):
+                body = ", ".join(to_prolog(b, 999) for b in cl.body) or "true"
+                out.write(f"cl({i}, {to_prolog(cl.head, 999)}, ({body})).\n")
+        (d / "driver.pl").write_text(PROLOG_DRIVER % {"limit": limit}, encoding="utf-8")
+        cmd = [swipl, "-q", "--traditional", "-g", "consult(bk), consult(ex), consult(driver), run",
+               "-t", "halt"]
+        proc = subprocess.run(cmd, cwd=d, capture_output=True, text=True, timeout=7200)
+        if proc.returncode != 0:
+            print(proc.stderr[-2000:], file=sys.stderr)
+            return None
+        lines = proc.stdout.splitlines()
+        elapsed = float(next(ln for ln in lines if ln.startswith("time "))[5:])
+        counts = dict(
+            (int(a), int(b)) for a, b in (ln.split() for ln in lines if not ln.startswith("time"))
+        )
+        return elapsed, [counts[i] for i in range(len(clauses))]
+
+
+def to_prolog_ind(name: str, arity: int) -> str:
+    from ilpkit.core.terms import quote_atom
+
+    return f"{quote_atom(name)}/{arity}"
+
+
+def run(name: str, n_clauses: int, seed: int, prolog: bool, limit: float) -> Result | None:
+    path, stem, kind = DATASETS[name]
+    if not path.exists():
+        print(f"skip {name}: {path} not found", file=sys.stderr)
+        return None
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    task = load_task(path, stem=stem)
+    backend = NativeBackend()
+    backend.load(task)
+    load_s = time.perf_counter() - t0
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    clauses = make_clauses(task, backend, n_clauses, seed)
+    native_s, native_counts, cache_mb = time_native(task, clauses)
+    pro = time_prolog(task, clauses, limit) if prolog else None
+    agree = disagree = None
+    if pro is not None:
+        pairs = [(a, b) for a, b in zip(native_counts, pro[1], strict=True) if b >= 0]
+        agree = sum(1 for a, b in pairs if a == b)
+        disagree = len(pairs) - agree
+    n_ex = len(task.examples)
+    return Result(
+        dataset=name,
+        kind=kind,
+        examples=n_ex,
+        facts=task.program.n_facts(),
+        clauses=len(clauses),
+        load_s=load_s,
+        load_peak_mb=peak / 1e6,
+        native_s=native_s,
+        native_clauses_per_s=len(clauses) / native_s if native_s else float("inf"),
+        native_ex_clauses_per_s=len(clauses) * n_ex / native_s if native_s else float("inf"),
+        cache_mb=cache_mb,
+        prolog_s=pro[0] if pro else None,
+        prolog_clauses_per_s=len(clauses) / pro[0] if pro and pro[0] else None,
+        ratio=(pro[0] / native_s) if pro and native_s else None,
+        agree=agree,
+        disagree=disagree,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", default=",".join(DATASETS))
+    parser.add_argument("--clauses", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-prolog", action="store_true")
+    parser.add_argument("--limit", type=float, default=60.0, help="SWI seconds per clause")
+    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "coverage.json"))
+    args = parser.parse_args()
+    results = []
+    for name in args.datasets.split(","):
+        try:
+            r = run(name.strip(), args.clauses, args.seed, not args.no_prolog, args.limit)
+        except IlpkitError as exc:
+            print(f"skip {name}: {exc}", file=sys.stderr)
+            continue
+        if r is not None:
+            results.append(r)
+            print_row(r)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps([asdict(r) for r in results], indent=2))
+    print_table(results)
+
+
+def print_row(r: Result) -> None:
+    print(f"... {r.dataset}: {r.clauses} clauses, native {r.native_s:.2f}s, "
+          f"prolog {r.prolog_s if r.prolog_s is None else round(r.prolog_s, 2)}s", flush=True)
+
+
+def print_table(results: list[Result]) -> None:
+    head = (f"{'dataset':15} {'kind':6} {'examples':>9} {'facts':>9} {'clauses':>7} "
+            f"{'load s':>7} {'native cl/s':>11} {'ex*cl/s':>10} {'swipl cl/s':>10} "
+            f"{'ratio':>7} {'agree':>9}")
+    print(head)
+    print("-" * len(head))
+    for r in results:
+        swi = f"{r.prolog_clauses_per_s:10.1f}" if r.prolog_clauses_per_s else f"{'-':>10}"
+        ratio = f"{r.ratio:7.2f}" if r.ratio else f"{'-':>7}"
+        agree = f"{r.agree}/{(r.agree or 0) + (r.disagree or 0)}" if r.agree is not None else "-"
+        print(f"{r.dataset:15} {r.kind:6} {r.examples:9d} {r.facts:9d} {r.clauses:7d} "
+              f"{r.load_s:7.2f} {r.native_clauses_per_s:11.1f} {r.native_ex_clauses_per_s:10.3g} "
+              f"{swi} {ratio} {agree:>9}")
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    main()

@@ -1,0 +1,183 @@
+"""Search strategies over the clauses a bottom clause allows, and what they share.
+
+A strategy receives a :class:`SearchContext` -- bottom clause, backend, scorer, example
+weights, budget, random generator, observers -- and returns the best acceptable clause it
+found.  Every clause it evaluates goes through :meth:`SearchContext.evaluate`, which counts it
+("clauses evaluated", the x-axis of the papers' learning curves) and hands it to the
+observers, so a learner can keep what it wants from the stream (Gleaner's recall bins,
+PRankBoost's path) without the strategy knowing.
+
+Coverage of a refinement that adds a literal is computed only on the examples its parent
+covered (``among``); a clause that drops a literal is evaluated on the context's examples.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ilpkit.core.bottom import BottomClause
+from ilpkit.core.coverage import Counts, Coverage, Weighting
+from ilpkit.core.refine import ClauseIds, Refiner
+from ilpkit.core.terms import Clause
+
+
+class Scorer(Protocol):
+    """A clause evaluation function (see ``ilpkit.core.scoring``)."""
+
+    name: str
+
+    def score(self, counts: Counts, clause_length: int, parent: Counts | None = None) -> float:
+        ...
+
+
+class CoverageBackend(Protocol):
+    def coverage(self, clause: Clause, among: Coverage | None = None) -> Coverage: ...
+
+
+class BudgetExhausted(Exception):
+    """Raised inside a search when the clause budget is spent (strategies catch it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluated:
+    """A clause with its coverage and score."""
+
+    body: ClauseIds
+    clause: Clause
+    coverage: Coverage
+    counts: Counts
+    score: float
+    number: int  # 1-based position in the stream of evaluated clauses
+
+    @property
+    def length(self) -> int:
+        """Literals counting the head."""
+        return len(self.body) + 1
+
+
+Observer = Callable[[Evaluated], None]
+
+
+@dataclass(frozen=True)
+class Acceptance:
+    """When a clause may enter a theory (Aleph's ``minpos``, ``minacc``, ``noise``)."""
+
+    minpos: float = 1
+    minacc: float = 0.0
+    noise: float = 0.0
+
+    def ok(self, counts: Counts) -> bool:
+        return (
+            counts.tp >= self.minpos
+            and counts.precision >= self.minacc
+            and counts.fp <= self.noise
+        )
+
+
+@dataclass
+class SearchContext:
+    """Everything a search needs; the single gate through which clauses are evaluated."""
+
+    bottom: BottomClause
+    backend: CoverageBackend
+    scorer: Scorer
+    weighting: Weighting
+    budget: int
+    rng: random.Random
+    clauselength: int
+    acceptance: Acceptance = field(default_factory=Acceptance)
+    among: Coverage | None = None
+    observers: list[Observer] = field(default_factory=list)
+    evaluated: int = 0
+    _memo: dict[ClauseIds, Evaluated] = field(default_factory=dict, repr=False)
+    _refiner: Refiner | None = field(default=None, repr=False)
+
+    @property
+    def refiner(self) -> Refiner:
+        if self._refiner is None:
+            self._refiner = Refiner(self.bottom, self.clauselength)
+        return self._refiner
+
+    @property
+    def remaining(self) -> int:
+        return self.budget - self.evaluated
+
+    def evaluate(self, body: ClauseIds, parent: Evaluated | None = None) -> Evaluated:
+        """Evaluate the clause ``body`` (counted, observed).
+
+        ``parent`` is a clause that ``body`` specialises (adds literals to); its coverage then
+        bounds the examples tested.  Raises :class:`BudgetExhausted` when the budget is spent.
+        """
+        if self.evaluated >= self.budget:
+            raise BudgetExhausted
+        known = self._memo.get(body)
+        clause = self.bottom.clause(body)
+        if known is None:
+            among = self.among
+            if parent is not None and set(parent.body) <= set(body):
+                among = parent.coverage
+            coverage = self.backend.coverage(clause, among)
+        else:
+            coverage = known.coverage
+        counts = self.weighting.counts(coverage)
+        score = self.scorer.score(
+            counts, len(body) + 1, parent.counts if parent is not None else None
+        )
+        self.evaluated += 1
+        result = Evaluated(body, clause, coverage, counts, score, self.evaluated)
+        self._memo[body] = result
+        for observer in self.observers:
+            observer(result)
+        return result
+
+    def better(self, a: Evaluated, b: Evaluated | None) -> bool:
+        """Whether ``a`` beats ``b``: higher score, then shorter, then earlier (deterministic)."""
+        if b is None:
+            return True
+        return (a.score, -len(a.body)) > (b.score, -len(b.body))
+
+    def acceptable(self, e: Evaluated) -> bool:
+        return self.acceptance.ok(e.counts)
+
+
+class SearchStrategy(Protocol):
+    """A search plugin: ``run`` returns the best acceptable clause found, or None."""
+
+    name: str
+
+    def run(self, ctx: SearchContext) -> Evaluated | None: ...
+
+
+@dataclass
+class Trajectory:
+    """An observer recording every evaluated clause (tests, learning curves)."""
+
+    items: list[Evaluated] = field(default_factory=list)
+
+    def __call__(self, e: Evaluated) -> None:
+        self.items.append(e)
+
+    def __iter__(self) -> Iterator[Evaluated]:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+def sort_key(e: Evaluated) -> tuple[float, int, int]:
+    """Best first: score descending, then fewer literals, then evaluation order."""
+    return (-e.score, len(e.body), e.number)
+
+
+def describe(e: Evaluated) -> dict[str, Any]:
+    return {
+        "clause": str(e.clause),
+        "tp": e.counts.tp,
+        "fp": e.counts.fp,
+        "precision": e.counts.precision,
+        "recall": e.counts.recall,
+        "score": e.score,
+    }
