@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from ilpkit import __version__
-from ilpkit.cli import clause_cmd, data_cmd, datasets_cmd, plugins_cmd
+from ilpkit.cli import clause_cmd, data_cmd, datasets_cmd, learn_cmd, plugins_cmd
 from ilpkit.cli.errors import IlpkitGroup
 
 app = typer.Typer(
@@ -47,6 +47,9 @@ app.add_typer(data_cmd.app, name="data")
 app.add_typer(datasets_cmd.app, name="datasets")
 app.command("saturate")(clause_cmd.saturate)
 app.command("coverage")(clause_cmd.coverage)
+app.command("learn")(learn_cmd.learn)
+app.command("predict")(learn_cmd.predict)
+app.command("explain")(learn_cmd.explain)
 
 
 def main() -> None:

@@ -13,6 +13,7 @@ from typing import Any
 from ilpkit.core.plugins import PluginSpec, hookimpl
 from ilpkit.plugins.backends import native
 from ilpkit.plugins.executors import local
+from ilpkit.plugins.learners import theory
 from ilpkit.plugins.scorers import SPECS as SCORER_SPECS
 from ilpkit.plugins.search import hillclimb, rrr, topdown
 
@@ -27,4 +28,5 @@ def ilpkit_register_plugins() -> list[PluginSpec[Any]]:
         *topdown.SPECS,
         hillclimb.SPEC,
         rrr.SPEC,
+        theory.SPEC,
     ]

@@ -33,7 +33,7 @@ from pydantic import Field
 
 from ilpkit.backends.base import Backend, BackendOptions, describe_clause
 from ilpkit.backends.native.components import split_independent
-from ilpkit.backends.native.joins import Bindings, join, join_counts
+from ilpkit.backends.native.joins import Bindings, join, join_counts, semi_join
 from ilpkit.backends.native.store import FactTable, Ids, Interner
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.errors import DataError, ResourceLimitExceeded
@@ -95,6 +95,7 @@ class NativeBackend(Backend):
         self._resolution: object | None = None
         self._deadline: float | None = None
         self._components: dict[Clause, bool] = {}
+        self._last_restriction: tuple[Bindings, Coverage, Bindings] | None = None
 
     # -- loading ------------------------------------------------------------------------------
     def _load(self, task: Task) -> None:
@@ -152,12 +153,26 @@ class NativeBackend(Backend):
             type(a) is Var or is_ground(a) for a in _args(goal)
         ):
             return self._fact_answers(goal, table, max_answers)
+        if table is not None:  # compound arguments with variables, e.g. has(t1, car(X, Y))
+            return self._pattern_answers(goal, table, max_answers)
         if key in self.task.program.clauses or _is_builtin(key):
             out = []
             for sol in self.resolution.solve(goal, max_answers):  # type: ignore[attr-defined]
                 out.append(sol)
             return out
         return []
+
+    def _pattern_answers(self, goal: Term, table: FactTable, limit: int | None) -> list[Term]:
+        """Facts (in order) matching a goal whose compound arguments hold variables."""
+        terms = self.interner.terms
+        out: list[Term] = []
+        for row in table.data.tolist():
+            fact = Struct(table.name, tuple(terms[x] for x in row))
+            if _match(goal, fact) is not None:
+                out.append(fact)
+                if limit is not None and len(out) >= limit:
+                    break
+        return out
 
     def _fact_answers(self, goal: Term, table: FactTable, limit: int | None) -> list[Term]:
         args = _args(goal)
@@ -215,12 +230,10 @@ class NativeBackend(Backend):
                     return Coverage.empty(n)
                 reduced = Clause(canon.head, connected).canonical()
                 return self._coverage(reduced, among)
-            table, complete = self._evaluate(canon, among)
+            ids = self._cover(canon, among)
         except ResourceLimitExceeded as exc:
             raise ResourceLimitExceeded(f"{exc} (clause: {describe_clause(clause)})") from None
-        if complete and among is None:
-            self._remember(canon, table)
-        return Coverage(table.covered() if len(table) else _EMPTY, n, trusted=True)
+        return Coverage(ids, n, trusted=True)
 
     def _satisfiable(self, literals: list[Term]) -> bool:
         """Whether a conjunction not linked to the head has a solution (memoised)."""
@@ -232,39 +245,101 @@ class NativeBackend(Backend):
             self._components[key] = known
         return known
 
-    def _evaluate(self, clause: Clause, among: Coverage | None) -> tuple[Bindings, bool]:
-        """The binding table of ``clause`` (canonical form); ``complete`` is False when it was
-        computed in projected mode (then only its example column is meaningful)."""
+    def _cover(self, clause: Clause, among: Coverage | None) -> Ids:
+        """Covered example ids of ``clause`` (canonical): its parent's table (cached, or built
+        and cached) semi-joined with the last literal -- the clause's own rows are never
+        materialised, since most evaluated clauses are never refined further."""
         body = clause.body
-        # Reuse: the parent without its last literal, else (pure literals) without any one.
+        if not body:
+            return self._head_table(clause.head, among).covered()
+        found = self._cached_parent(clause)
+        if found is None:
+            parent = Clause(clause.head, body[:-1])  # a prefix of a canonical clause is canonical
+            table = self._table(parent)
+            if table is None:  # too big to keep whole: evaluate this clause projected
+                start = self._head_table(clause.head, among)
+                return self._projected(start, list(body)).covered()
+            found = (table, body[-1])
+        table, literal = found
+        if among is not None:
+            table = self._restricted(table, among)
+        self._check_deadline(literal)
+        return self._semi(table, literal)
+
+    def _restricted(self, table: Bindings, among: Coverage) -> Bindings:
+        """``table`` restricted to ``among``; the refinements of one parent share both, so
+        the last restriction is remembered."""
+        last = self._last_restriction
+        if last is not None and last[0] is table and last[1] is among:
+            return last[2]
+        result = table.restrict(among.ids)
+        self._last_restriction = (table, among, result)
+        return result
+
+    def _cached_parent(self, clause: Clause) -> tuple[Bindings, Term] | None:
+        """A cached table of the clause without one literal, and that literal renamed into
+        the table's variables: the last literal, or any pure one (order-independent)."""
+        body = clause.body
         for j in range(len(body) - 1, -1, -1):
-            if j != len(body) - 1 and not self._pure(body[j]):
+            last = j == len(body) - 1
+            if not last and not self._pure(body[j]):
                 continue
-            parent = Clause(clause.head, body[:j] + body[j + 1 :]).canonical()
-            table = self.cache.get(parent) if j == len(body) - 1 else None
-            if table is None and j != len(body) - 1:
-                table = self.cache.get(parent)
+            rest = Clause(clause.head, body[:j] + body[j + 1 :])
+            parent = rest if last else rest.canonical()
+            table = self.cache.get(parent)
             if table is None:
                 continue
             self.cache.move_to_end(parent)
             self.stats["cache_hits"] += 1
-            # parent was cached under its own canonical names: rename this clause to match
-            mapping = _renaming(Clause(clause.head, body[:j] + body[j + 1 :]), parent)
-            # Variables only the added literal has must not collide with the parent's names
-            # (removing a middle literal shifts the canonical names of later variables).
+            if last:
+                return table, body[j]
+            mapping = _renaming(rest, parent)
+            # variables only the dropped literal has must not collide with the parent's names
             for v in term_vars([body[j]]):
                 if v not in mapping:
                     mapping[v] = Var(f"_New{len(mapping)}")
-            literal = substitute(body[j], mapping)
-            if among is not None:
-                table = table.restrict(among.ids)
-            table, complete = self._extend(table, [literal])
-            # back to this clause's own (canonical) names, under which it may be cached
-            back = {new: old for old, new in mapping.items() if type(new) is Var}
-            cols = {back.get(v, v): c for v, c in table.cols.items()}
-            return Bindings(table.ex, cols), complete
-        table = self._head_table(clause.head, among)
-        return self._extend(table, list(body))
+            return table, substitute(body[j], mapping)
+        return None
+
+    def _table(self, clause: Clause) -> Bindings | None:
+        """The full binding table of ``clause`` (canonical) over all examples, cached; None
+        when a join on the way would exceed ``row_limit``."""
+        table = self.cache.get(clause)
+        if table is not None:
+            self.cache.move_to_end(clause)
+            self.stats["cache_hits"] += 1
+            return table
+        if not clause.body:
+            table = self._head_table(clause.head, None)
+        else:
+            parent = self._table(Clause(clause.head, clause.body[:-1]))
+            if parent is None:
+                return None
+            self._check_deadline(clause.body[-1])
+            table = self._literal(parent, clause.body[-1], [])
+            if table is None:
+                return None
+        self._remember(clause, table)
+        return table
+
+    def _semi(self, table: Bindings, lit: Term) -> Ids:
+        """Example ids of the rows of ``table`` for which ``lit`` has a solution."""
+        key = _indicator(lit)
+        facts = self.facts.get(key)
+        args = _args(lit)
+        if facts is not None and all(type(a) is Var or is_ground(a) for a in args):
+            parts = self._fact_parts(table, args)
+            if parts is None:
+                return _EMPTY
+            constants, keys, _, equal_cols = parts
+            self.stats["joins"] += 1
+            return semi_join(
+                table, facts.select(constants), keys, equal_cols, self.opts.row_limit
+            )
+        grown = self._literal(table, lit, [])
+        if grown is None:
+            return self._projected(table, [lit]).covered()
+        return grown.covered()
 
     def _extend(self, table: Bindings, literals: list[Term]) -> tuple[Bindings, bool]:
         for k, lit in enumerate(literals):
@@ -403,9 +478,20 @@ class NativeBackend(Backend):
             return table.take(np.zeros(len(table), dtype=bool))
         return self._engine_literal(table, lit, force)
 
-    def _fact_literal(
-        self, table: Bindings, facts: FactTable, args: tuple[Term, ...], force: bool = False
-    ) -> Bindings | None:
+    def _fact_parts(
+        self, table: Bindings, args: tuple[Term, ...]
+    ) -> (
+        tuple[
+            tuple[tuple[int, int], ...],
+            list[tuple[Var, int]],
+            list[tuple[Var, int]],
+            list[tuple[int, int]],
+        ]
+        | None
+    ):
+        """How a fact literal meets a table: constant columns, key columns (bound variables),
+        new columns (unbound variables) and columns that must be equal; None if a constant
+        of the literal occurs nowhere in the data (no fact can match)."""
         constants = []
         keys: list[tuple[Var, int]] = []
         new: list[tuple[Var, int]] = []
@@ -423,9 +509,18 @@ class NativeBackend(Backend):
             else:
                 i = self.interner.lookup(a)
                 if i is None:
-                    return table.take(np.zeros(len(table), dtype=bool))
+                    return None
                 constants.append((c, i))
-        rel = facts.select(tuple(constants))
+        return tuple(constants), keys, new, equal_cols
+
+    def _fact_literal(
+        self, table: Bindings, facts: FactTable, args: tuple[Term, ...], force: bool = False
+    ) -> Bindings | None:
+        parts = self._fact_parts(table, args)
+        if parts is None:
+            return table.take(np.zeros(len(table), dtype=bool))
+        constants, keys, new, equal_cols = parts
+        rel = facts.select(constants)
         self.stats["joins"] += 1
         counts = join_counts(table, rel, keys) if keys and not equal_cols else None
         total = counts[3] if counts else len(table) * len(rel)

@@ -156,3 +156,58 @@ def join(
     for v, c in new:
         cols[v] = data[fact_rows, c]
     return Bindings(table.ex[rows], cols)
+
+
+def sorted_unique(ex: Ids) -> Ids:
+    """Distinct values of a non-decreasing id array (a linear scan)."""
+    if len(ex) < 2:
+        return ex.copy()
+    return ex[np.concatenate(([True], ex[1:] != ex[:-1]))]
+
+
+def semi_join(
+    table: Bindings,
+    facts: FactTable,
+    keys: list[tuple[Var, int]],
+    equal_cols: list[tuple[int, int]],
+    chunk_rows: int,
+) -> Ids:
+    """Example ids of the rows of ``table`` that have at least one matching fact.
+
+    Nothing is materialised but index arrays: the coverage of a refinement needs only to know
+    which of its parent's rows extend, not the extended rows themselves.
+    """
+    if equal_cols:
+        data = facts.data
+        mask = np.ones(len(facts), dtype=bool)
+        for a, b in equal_cols:
+            mask &= data[:, a] == data[:, b]
+        facts = FactTable.from_array(facts.name, data[mask])
+    if len(table) == 0 or len(facts) == 0:
+        return np.zeros(0, dtype=np.int64)
+    if not keys:
+        return sorted_unique(table.ex)
+    key_col, lo, counts, total = join_counts(table, facts, keys)
+    if len(keys) == 1:
+        return sorted_unique(table.ex[counts > 0])
+    order, _ = facts.sorted_column(key_col)
+    key_var = next(v for v, c in keys if c == key_col)
+    others = [(v, c) for v, c in keys if not (v == key_var and c == key_col)]
+    data = facts.data
+    hit = np.zeros(len(table), dtype=bool)
+    # bounded memory: expand at most ``chunk_rows`` matches at a time
+    bounds = np.cumsum(counts)
+    start = 0
+    while start < len(table):
+        stop = int(np.searchsorted(bounds, bounds[start - 1] + chunk_rows if start else chunk_rows,
+                                   "right"))
+        stop = max(stop, start + 1)
+        rows, pos = expand_ranges(lo[start:stop], counts[start:stop])
+        rows += start
+        fact_rows = order[pos]
+        ok = np.ones(len(rows), dtype=bool)
+        for v, c in others:
+            ok &= table.cols[v][rows] == data[fact_rows, c]
+        hit[rows[ok]] = True
+        start = stop
+    return sorted_unique(table.ex[hit])

@@ -1,0 +1,195 @@
+"""Learners and models: the contract every published method follows.
+
+A learner plugin's factory takes its validated ``Options`` (its hyperparameters) and returns
+an object with ``fit(task, ctx) -> Model``.  A :class:`Model` is data, not a live engine: its
+rules are Prolog text plus numbers, it round-trips through JSON, and it scores examples on
+whatever backend the caller loaded with the data to score (``score(backend, ids)``).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from ilpkit.core.bias import Settings
+from ilpkit.core.coverage import Coverage, Weighting
+from ilpkit.core.errors import ConfigError, DataError
+from ilpkit.core.reader import PrologReader
+from ilpkit.core.search import Evaluated, Observer, Scorer, SearchStrategy
+from ilpkit.core.task import POS, Task
+from ilpkit.core.terms import Clause
+
+MODEL_FORMAT_VERSION = 1
+
+
+class ClauseBackend(Protocol):
+    """What models and learners need from a backend."""
+
+    def coverage(self, clause: Clause, among: Coverage | None = None) -> Coverage: ...
+
+    def saturate(self, example: Any, bias: Any = None, depth: int | None = None) -> Any: ...
+
+    @property
+    def n_examples(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule of a model with its training statistics."""
+
+    clause: Clause
+    weight: float = 1.0
+    tp: float = 0.0
+    fp: float = 0.0
+    precision: float = 0.0
+    recall: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "clause": str(self.clause),
+            "weight": self.weight,
+            "tp": self.tp,
+            "fp": self.fp,
+            "precision": self.precision,
+            "recall": self.recall,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Rule:
+        return cls(
+            clause=parse_clause(str(data["clause"])),
+            weight=float(data.get("weight", 1.0)),
+            tp=float(data.get("tp", 0.0)),
+            fp=float(data.get("fp", 0.0)),
+            precision=float(data.get("precision", 0.0)),
+            recall=float(data.get("recall", 0.0)),
+        )
+
+
+def parse_clause(text: str) -> Clause:
+    return Clause.from_term(PrologReader(double_quotes="codes").read_term(text, name="model"))
+
+
+class Model(Protocol):
+    """A fitted model."""
+
+    learner: str
+    clauses_evaluated: int
+
+    def score(self, backend: ClauseBackend, ids: npt.NDArray[np.int64] | None = None) -> (
+        npt.NDArray[np.float64]
+    ):
+        """A ranking score per example (higher = more likely positive)."""
+        ...
+
+    def predict(self, backend: ClauseBackend, ids: npt.NDArray[np.int64] | None = None) -> (
+        npt.NDArray[np.bool_]
+    ):
+        ...
+
+    def rules(self) -> list[Rule]: ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+@dataclass
+class LearnContext:
+    """What a learner receives besides the task: engine, search, scorer, randomness, hooks."""
+
+    backend: Any
+    make_search: Callable[[], SearchStrategy]
+    scorer: Scorer
+    settings: Settings
+    seed: int = 0
+    train_ids: npt.NDArray[np.int64] | None = None
+    observers: list[Observer] = field(default_factory=list)
+    on_rule: Callable[[Evaluated], None] | None = None
+
+    def rng(self, *salt: object) -> random.Random:
+        """A generator seeded by the run seed and ``salt`` (per unit, never per worker)."""
+        return random.Random(repr((self.seed, *salt)))
+
+    def train(self, task: Task) -> npt.NDArray[np.int64]:
+        if self.train_ids is not None:
+            return self.train_ids
+        return default_train_ids(task)
+
+
+def default_train_ids(task: Task) -> npt.NDArray[np.int64]:
+    """All examples, or those of the ``train`` fold when the data has a train/test split."""
+    if "train" in task.fold_names:
+        fold = task.fold_names.index("train")
+        return np.flatnonzero(task.examples.folds == fold).astype(np.int64)
+    return task.examples.ids
+
+
+def subset_weighting(task: Task, ids: npt.NDArray[np.int64]) -> Weighting:
+    """Weights of ``ids`` as given, every other example at weight 0."""
+    weights = np.zeros(len(task.examples), dtype=np.float64)
+    weights[ids] = task.examples.weights[ids]
+    return Weighting(task.examples.labels, weights)
+
+
+def rule_stats(
+    task: Task, backend: ClauseBackend, clauses: Sequence[Clause], ids: npt.NDArray[np.int64]
+) -> list[Rule]:
+    """Rules with TP/FP/precision/recall measured on the examples ``ids``."""
+    weighting = subset_weighting(task, ids)
+    among = Coverage(ids, len(task.examples))
+    out = []
+    for clause in clauses:
+        c = weighting.counts(backend.coverage(clause, among))
+        out.append(Rule(clause, 1.0, c.tp, c.fp, c.precision, c.recall))
+    return out
+
+
+def matches(
+    backend: ClauseBackend, clauses: Sequence[Clause], ids: npt.NDArray[np.int64] | None
+) -> npt.NDArray[np.float64]:
+    """For each example in ``ids`` (default: all), how many of ``clauses`` cover it."""
+    n = backend.n_examples
+    ids = np.arange(n, dtype=np.int64) if ids is None else np.asarray(ids, dtype=np.int64)
+    among = Coverage(ids, n)
+    counts = np.zeros(n, dtype=np.float64)
+    for clause in clauses:
+        counts[backend.coverage(clause, among).ids] += 1.0
+    return counts[ids]
+
+
+def save_model(model: Model, path: str | Path) -> None:
+    data = model.to_json()
+    Path(path).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+def load_model(path: str | Path) -> Model:
+    """Read a model written by :func:`save_model`, with the learner plugin that made it."""
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError(f"{p}: model file does not exist") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DataError(f"{p}: not a model file ({exc})") from None
+    if not isinstance(data, dict) or "learner" not in data:
+        raise DataError(f"{p}: not an ilpkit model (no 'learner' key)")
+    if data.get("format_version", 1) > MODEL_FORMAT_VERSION:
+        raise DataError(f"{p}: model format {data['format_version']} is newer than this ilpkit")
+    from ilpkit.core.plugins import get_plugin_manager
+
+    learner = get_plugin_manager().make("learner", str(data["learner"]), {})
+    loader = getattr(learner, "model_from_json", None)
+    if loader is None:
+        raise ConfigError(f"learner {data['learner']!r} cannot load saved models")
+    model: Model = loader(data)
+    return model
+
+
+def labels_of(task: Task, ids: npt.NDArray[np.int64]) -> npt.NDArray[np.int8]:
+    return (task.examples.labels[ids] == POS).astype(np.int8)

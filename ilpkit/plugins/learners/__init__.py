@@ -1,0 +1,1 @@
+"""Built-in learners (published methods and their baselines)."""

@@ -1,0 +1,194 @@
+"""``theory``: Aleph's covering algorithm (dissertation Table 2.2).
+
+Repeat until every training positive is covered or ``max_rules`` rules are kept: take a
+positive not yet covered (the first, or a random one), saturate it, search the clauses its
+bottom clause allows, keep the best *acceptable* clause (``minpos``, ``minacc``, ``noise``) and
+remove the positives it covers.  A seed for which no acceptable clause exists is set aside
+(Aleph would add the example itself as a fact; a model of ground facts does not generalise,
+so ilpkit records the seed as uncovered instead).
+
+Clause scores during each search count the positives not yet covered and all negatives, as
+Aleph does.  The model's score for an example is the number of its rules that cover it, so
+thresholds 1, 2, ... give a PR curve; ``max_rules`` is the dissertation's "first C rules" cut.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import BaseModel, ConfigDict, Field
+
+from ilpkit.core.coverage import Coverage
+from ilpkit.core.learner import (
+    MODEL_FORMAT_VERSION,
+    ClauseBackend,
+    LearnContext,
+    Rule,
+    matches,
+    rule_stats,
+    subset_weighting,
+)
+from ilpkit.core.plugins import PluginSpec
+from ilpkit.core.search import Acceptance, Evaluated, SearchContext
+from ilpkit.core.task import NEG, POS, Task
+from ilpkit.core.terms import Clause
+
+
+class TheoryOptions(BaseModel):
+    """Hyperparameters of the covering learner."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_rules: int | None = Field(
+        default=None, ge=1, description="Keep at most this many rules (the first C rules)."
+    )
+    seed_order: Literal["first", "random"] = Field(
+        default="first", description="Which uncovered positive seeds the next search."
+    )
+
+
+class TheoryModel:
+    """An ordered list of rules; an example's score is how many rules cover it."""
+
+    learner = "theory"
+
+    def __init__(
+        self,
+        rules: list[Rule],
+        *,
+        target: str | None = None,
+        clauses_evaluated: int = 0,
+        uncovered_seeds: int = 0,
+        info: dict[str, Any] | None = None,
+    ) -> None:
+        self._rules = rules
+        self.target = target
+        self.clauses_evaluated = clauses_evaluated
+        self.uncovered_seeds = uncovered_seeds
+        self.info = dict(info or {})
+
+    def rules(self) -> list[Rule]:
+        return list(self._rules)
+
+    def clauses(self) -> list[Clause]:
+        return [r.clause for r in self._rules]
+
+    def score(
+        self, backend: ClauseBackend, ids: npt.NDArray[np.int64] | None = None
+    ) -> npt.NDArray[np.float64]:
+        return matches(backend, self.clauses(), ids)
+
+    def predict(
+        self, backend: ClauseBackend, ids: npt.NDArray[np.int64] | None = None, threshold: int = 1
+    ) -> npt.NDArray[np.bool_]:
+        return self.score(backend, ids) >= threshold
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format_version": MODEL_FORMAT_VERSION,
+            "learner": self.learner,
+            "target": self.target,
+            "clauses_evaluated": self.clauses_evaluated,
+            "uncovered_seeds": self.uncovered_seeds,
+            "rules": [r.to_json() for r in self._rules],
+            "info": self.info,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TheoryModel:
+        return cls(
+            [Rule.from_json(r) for r in data.get("rules", [])],
+            target=data.get("target"),
+            clauses_evaluated=int(data.get("clauses_evaluated", 0)),
+            uncovered_seeds=int(data.get("uncovered_seeds", 0)),
+            info=data.get("info", {}),
+        )
+
+
+class TheoryLearner:
+    name = "theory"
+
+    def __init__(self, options: TheoryOptions | None = None) -> None:
+        self.options = options if options is not None else TheoryOptions()
+
+    def model_from_json(self, data: dict[str, Any]) -> TheoryModel:
+        return TheoryModel.from_json(data)
+
+    def fit(self, task: Task, ctx: LearnContext) -> TheoryModel:
+        settings = ctx.settings
+        train = ctx.train(task)
+        labels = task.examples.labels
+        positives = train[labels[train] == POS]
+        negatives = train[labels[train] == NEG]
+        n = len(task.examples)
+        remaining = set(int(i) for i in positives)
+        order_rng = ctx.rng("theory-seeds")
+        acceptance = Acceptance(
+            minpos=float(settings["minpos"]),
+            minacc=float(settings["minacc"]),
+            noise=float(settings["noise"]),
+        )
+        clauses: list[Clause] = []
+        evaluated = 0
+        uncovered = 0
+        searches = 0
+        while remaining and (self.options.max_rules is None or len(clauses) < self.options.max_rules):
+            pool = sorted(remaining)
+            seed = pool[0] if self.options.seed_order == "first" else order_rng.choice(pool)
+            bottom = ctx.backend.saturate(seed, depth=int(settings["i"]))
+            active = np.array(sorted(remaining | set(int(i) for i in negatives)), dtype=np.int64)
+            search_ctx = SearchContext(
+                bottom=bottom,
+                backend=ctx.backend,
+                scorer=ctx.scorer,
+                weighting=subset_weighting(task, active),
+                budget=int(settings["nodes"]),
+                rng=ctx.rng("theory-search", searches),
+                clauselength=int(settings["clauselength"]),
+                acceptance=acceptance,
+                among=Coverage(active, n, trusted=True),
+                observers=list(ctx.observers),
+            )
+            searches += 1
+            best = ctx.make_search().run(search_ctx)
+            evaluated += search_ctx.evaluated
+            if best is None or not best.body and not _allow_empty(best):
+                remaining.discard(seed)
+                uncovered += 1
+                continue
+            clauses.append(best.clause.canonical())
+            if ctx.on_rule is not None:
+                ctx.on_rule(best)
+            covered = set(best.coverage.tolist()) & remaining
+            covered.add(seed)  # the seed's own clause covers it by construction
+            remaining -= covered
+        rules = rule_stats(task, ctx.backend, clauses, train)
+        return TheoryModel(
+            rules,
+            target=_target(task),
+            clauses_evaluated=evaluated,
+            uncovered_seeds=uncovered,
+            info={"searches": searches, "seed": ctx.seed},
+        )
+
+
+def _allow_empty(best: Evaluated) -> bool:
+    """A clause with an empty body covers every example of its head; accept it only when it
+    is genuinely acceptable (it was, to be returned at all) and covers no negatives."""
+    return best.counts.fp == 0
+
+
+def _target(task: Task) -> str | None:
+    t = task.target
+    return f"{t[0]}/{t[1]}" if t else None
+
+
+SPEC = PluginSpec(
+    kind="learner",
+    name="theory",
+    factory=TheoryLearner,
+    options=TheoryOptions,
+    doc="Aleph's covering loop: one clause per seed, covered positives removed (a theory).",
+)
