@@ -67,7 +67,7 @@ def test_no_arguments_shows_help() -> None:
 def test_plugins_table() -> None:
     result = runner.invoke(app, ["plugins"])
     assert result.exit_code == 0, result.output
-    for word in (*KINDS, "local", "ilpkit", "(none installed)"):
+    for word in (*KINDS, "local", "native", "theory", "laplace", "ilpkit"):
         assert word in result.stdout
 
 

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import BaseModel, ConfigDict, Field
 
 from ilpkit.core.config import (
     DataConfig,
@@ -22,8 +21,9 @@ from ilpkit.core.config import (
     resolve_plugins,
 )
 from ilpkit.core.errors import ConfigError
-from ilpkit.core.plugins import KINDS, NoOptions, PluginManager, PluginSpec, hookimpl
+from ilpkit.core.plugins import KINDS, PluginManager
 from ilpkit.plugins.executors.local import LocalOptions
+from ilpkit.plugins.learners.theory import TheoryOptions
 
 
 def write(tmp_path: Path, text: str, name: str = "run.toml") -> Path:
@@ -299,35 +299,9 @@ def test_apply_overrides_errors_name_the_key(tmp_path: Path) -> None:
 # -- plugins ---------------------------------------------------------------------------------
 
 
-class TheoryOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    max_rules: int = Field(default=10, description="Most rules in a theory.")
-
-
-class AllKinds:
-    """Stand-ins for the default plugins of every kind (later issues add the real ones)."""
-
-    @hookimpl
-    def ilpkit_register_plugins(self) -> list[PluginSpec[Any]]:
-        def make(kind: Any, name: str, options: type[BaseModel]) -> PluginSpec[Any]:
-            return PluginSpec(
-                kind=kind, name=name, factory=lambda o: o, options=options, doc="Stand-in."
-            )
-
-        return [
-            make("backend", "native", NoOptions),
-            make("search", "topdown", NoOptions),
-            make("scorer", "laplace", NoOptions),
-            make("learner", "theory", TheoryOptions),
-        ]
-
-
 @pytest.fixture
 def manager() -> PluginManager:
-    manager = PluginManager(entry_points=False)
-    manager.register(AllKinds(), source="tests")
-    return manager
+    return PluginManager(entry_points=False)  # the built-in plugins only
 
 
 def test_resolve_plugins_validates_each_choice(tmp_path: Path, manager: PluginManager) -> None:
@@ -336,7 +310,7 @@ def test_resolve_plugins_validates_each_choice(tmp_path: Path, manager: PluginMa
         ["learner.max_rules=3", "executor.check_pickle=true"],
     )
     resolved = resolve_plugins(config, manager)
-    assert resolved["learner"] == TheoryOptions(max_rules=3)
+    assert resolved["learner"] == TheoryOptions(max_rules=3)  # the real theory learner
     assert resolved["executor"] == LocalOptions(check_pickle=True)
     assert set(resolved) == set(KINDS)
 
