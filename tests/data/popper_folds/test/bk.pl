@@ -1,0 +1,2 @@
+student(bob).
+student(eve).

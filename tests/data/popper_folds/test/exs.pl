@@ -1,0 +1,2 @@
+pos(faculty(dan)).
+neg(faculty(eve)).

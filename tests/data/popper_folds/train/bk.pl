@@ -1,0 +1,2 @@
+student(bob).
+courseta(c1,bob).

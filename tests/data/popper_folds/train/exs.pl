@@ -1,0 +1,2 @@
+pos(faculty(ann)).
+neg(faculty(bob)).

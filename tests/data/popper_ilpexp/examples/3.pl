@@ -1,0 +1,3 @@
+pos(f(y)).
+neg(f(x)).
+neg(f(z)).

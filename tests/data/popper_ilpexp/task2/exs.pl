@@ -1,0 +1,3 @@
+pos(f(x)).
+pos(f(y)).
+neg(f(z)).
