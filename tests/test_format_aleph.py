@@ -208,3 +208,10 @@ def test_no_format_found_lists_files(tmp_path: Path) -> None:
 def test_nonexistent_path(tmp_path: Path) -> None:
     with pytest.raises(DataError, match="no such file or directory"):
         load_task(tmp_path / "nothing")
+
+
+def test_number_as_clause_head(tmp_path: Path) -> None:
+    write(tmp_path / "x.b", "q(a).\n8 :- q(a).\n")
+    write(tmp_path / "x.f", "p(a).\n")
+    with pytest.raises(DataError, match=r"x\.b:2:1: 8 cannot be the head of a clause"):
+        load_task(tmp_path / "x")

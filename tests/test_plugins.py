@@ -35,7 +35,7 @@ def _build(options: BaseModel) -> object:
 
 def spec(
     kind: Any = "learner",
-    name: str = "theory",
+    name: str = "toy",
     options: type[BaseModel] = TheoryOptions,
     doc: str = "A test learner.",
     factory: Callable[[Any], object] = _build,
@@ -96,9 +96,10 @@ def test_unknown_name_without_close_match_lists_available(manager: PluginManager
         manager.get("executor", "zzz")
 
 
-def test_unknown_name_of_an_empty_kind(manager: PluginManager) -> None:
+def test_unknown_name_of_an_empty_kind() -> None:
+    empty = PluginManager(builtins=False, entry_points=False)
     with pytest.raises(PluginError, match="no searches are installed"):
-        manager.get("search", "topdown")
+        empty.get("search", "topdown")
 
 
 def test_unknown_kind_is_a_plugin_error(manager: PluginManager) -> None:
@@ -113,13 +114,13 @@ def test_unknown_kind_is_a_plugin_error(manager: PluginManager) -> None:
 def test_option_errors_name_the_plugin_and_the_option(manager: PluginManager) -> None:
     manager.register(FakePlugin(spec()), name="fake", source="fake_pkg")
     with pytest.raises(ConfigError) as info:
-        manager.make("learner", "theory", {"max_rules": "x", "min_precision": "high"})
+        manager.make("learner", "toy", {"max_rules": "x", "min_precision": "high"})
     lines = str(info.value).splitlines()
     assert lines[0].startswith(
-        "learner 'theory': option 'max_rules': Input should be a valid integer"
+        "learner 'toy': option 'max_rules': Input should be a valid integer"
     )
     assert lines[0].endswith("(got 'x')")
-    assert lines[1].startswith("learner 'theory': option 'min_precision': ")
+    assert lines[1].startswith("learner 'toy': option 'min_precision': ")
     assert lines[1].endswith("(got 'high')")
 
 
@@ -172,7 +173,7 @@ def test_name_clash_names_both_sources_and_changes_nothing(manager: PluginManage
 
 
 def test_one_plugin_registering_a_name_twice(manager: PluginManager) -> None:
-    with pytest.raises(PluginError, match="registers the learner 'theory' twice"):
+    with pytest.raises(PluginError, match="registers the learner 'toy' twice"):
         manager.register(FakePlugin(spec(), spec()), source="fake_pkg")
 
 
@@ -180,7 +181,7 @@ def test_registering_the_same_object_twice_is_a_no_op(manager: PluginManager) ->
     plugin = FakePlugin(spec())
     assert manager.register(plugin, name="fake") == "fake"
     assert manager.register(plugin, name="other") == "fake"
-    assert manager.names("learner") == ["theory"]
+    assert "toy" in manager.names("learner")
 
 
 def test_plugin_name_taken(manager: PluginManager) -> None:

@@ -50,8 +50,9 @@ def _ensure_builtin_formats() -> None:
         return
     import importlib
 
-    for module_name in _BUILTIN_FORMATS:
-        module = importlib.import_module(f"ilpkit.core.formats.{module_name}")
+    # import all first: a failing import must not leave the registry half filled
+    modules = [importlib.import_module(f"ilpkit.core.formats.{m}") for m in _BUILTIN_FORMATS]
+    for module in modules:
         register_format(module.FORMAT)
 
 

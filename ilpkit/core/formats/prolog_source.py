@@ -135,7 +135,15 @@ class SourceLoader:
     # -- clauses ----------------------------------------------------------------------------
     def clause(self, term: Term, loc: SourceLocation, role: Role, fold: str | None) -> None:
         if role == "background":
-            self.program.add_clause(Clause.from_term(term), loc)
+            clause = Clause.from_term(term)
+            if type(clause.head) is not Struct and not (
+                type(clause.head) is Const and isinstance(clause.head.value, str)
+            ):
+                raise DataError(
+                    f"{loc}: {to_prolog(clause.head)} cannot be the head of a clause "
+                    "(expected an atom or a compound term)"
+                )
+            self.program.add_clause(clause, loc)
         elif role == "pos":
             self.examples.add(term, POS, fold=fold, location=loc)
         elif role == "neg":
