@@ -62,9 +62,9 @@ class Refiner:
 
     # -- legality -----------------------------------------------------------------------------
     def is_legal(self, clause: Sequence[int]) -> bool:
-        m = self.mask(clause)
         if len(set(clause)) != len(clause) or any(not 0 <= k < self.n for k in clause):
             return False
+        m = self.mask(clause)
         if self.clauselength is not None and len(clause) + 1 > self.clauselength:
             return False
         return all(self.supplied(k, m) for k in clause)

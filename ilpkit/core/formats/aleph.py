@@ -54,8 +54,14 @@ class AlephFormat:
         stems = _stems(path)
         if stems:
             return f"Aleph .b files ({', '.join(stems)})"
-        if _ilpexp_file(path, "aleph-modes.pl") and _ilpexp_bk(path):
+        if _ilpexp_file(path, "aleph-modes.pl") and (
+            _ilpexp_bk(path) or (path / "train" / "exs.pl").is_file()
+        ):
             return "aleph-modes.pl + bk.pl + exs.pl"
+        subtasks = [d.name for d in sorted(path.iterdir()) if d.is_dir()
+                    and (d / "aleph-modes.pl").is_file() and (d / "exs.pl").is_file()]
+        if subtasks and _ilpexp_bk(path):
+            return f"aleph-modes.pl + bk.pl + exs.pl tasks ({', '.join(subtasks)})"
         swi = [p for p in sorted(path.glob("*.pl")) if _is_swi_style(p)]
         if len(swi) == 1:
             return f"a SWI-Prolog aleph file ({swi[0].name})"
@@ -77,6 +83,15 @@ class AlephFormat:
             return self._load_stem(path, _choose_stem(path, stems, stem))
         if _ilpexp_file(path, "aleph-modes.pl"):
             return self._load_ilpexp(path, stem)
+        subtasks = [d for d in sorted(path.iterdir()) if d.is_dir()
+                    and (d / "aleph-modes.pl").is_file() and (d / "exs.pl").is_file()]
+        if subtasks:
+            names = [d.name for d in subtasks]
+            if stem in names:
+                return self._load_ilpexp(path / stem, None)
+            raise FormatError(
+                f"{path}: holds several tasks ({', '.join(names)}); choose one with --stem NAME"
+            )
         swi = [p for p in sorted(path.glob("*.pl")) if _is_swi_style(p)]
         if len(swi) == 1:
             return self._load_swi(swi[0])
@@ -133,8 +148,26 @@ class AlephFormat:
         loader = SourceLoader(path.name, "aleph")
         modes = _ilpexp_file(path, "aleph-modes.pl")
         assert modes is not None
+        split = [d for d in (path / "train", path / "test") if (d / "exs.pl").is_file()]
+        bks = _ilpexp_bk(path)
+        if _is_swi_style(modes) and (bks or split or (path / "exs.pl").is_file()):
+            # pyrimidines/triazines: aleph-modes.pl is also a whole SWI program repeating bk.pl
+            # and exs.pl; take its directives only, and the data from the separate files
+            loader.skip_sections = True
+            loader.notes.append(
+                f"{modes}: begin_bg/begin_in_pos/begin_in_neg sections skipped; background and "
+                "examples are read from the bk/exs files beside it"
+            )
         loader.load_file(modes, "background")
-        for bk in _ilpexp_bk(path):
+        loader.skip_sections = False
+        if split:
+            # nell_sports, webkb: train/ and test/ folders, each with its own bk.pl and exs.pl
+            for folder in split:
+                for bk in sorted(folder.glob("bk*.pl")):
+                    loader.load_file(bk, "background")
+                loader.load_file(folder / "exs.pl", "labelled", fold=folder.name)
+            return loader.task()
+        for bk in bks:
             loader.load_file(bk, "background")
         for exs, fold in _ilpexp_examples(path, stem):
             loader.load_file(exs, "labelled", fold=fold)

@@ -81,6 +81,8 @@ class SourceLoader:
         self._truncated = False
         self._loading: list[Path] = []
         self.on_fact: Callable[[Term, SourceLocation], bool] | None = None
+        self.skip_sections = False
+        """Skip the clauses inside begin_bg/begin_in_pos/begin_in_neg sections."""
 
     # -- files ------------------------------------------------------------------------------
     def load_file(self, path: Path, role: Role = "background", fold: str | None = None) -> None:
@@ -94,6 +96,7 @@ class SourceLoader:
         self.sources.append(str(path))
         reader = PrologReader(max_errors=self.max_errors)
         section: Role | None = None
+        in_section = False
         skipping: list[bool] = []  # stack of :- if/else states: True = skip this block
         try:
             for rt in reader.read_file(path):
@@ -108,10 +111,11 @@ class SourceLoader:
                     new_section = self._section(goal)
                     if new_section is not False:
                         section = new_section  # type: ignore[assignment]
+                        in_section = new_section is not None
                         continue
                     self.directive(goal, loc, path, section or role, fold)
                     continue
-                if any(skipping):
+                if any(skipping) or (in_section and self.skip_sections):
                     continue
                 if type(term) is Struct and term.name == "?-" and len(term.args) == 1:
                     self.directives.append(SourcedTerm(term, loc))
