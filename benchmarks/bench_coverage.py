@@ -166,8 +166,15 @@ def time_prolog(task: Task, clauses: list[Clause], limit: float) -> tuple[float,
                 body = ", ".join(to_prolog(b, 999) for b in cl.body) or "true"
                 out.write(f"cl({i}, {to_prolog(cl.head, 999)}, ({body})).\n")
         (d / "driver.pl").write_text(PROLOG_DRIVER % {"limit": limit}, encoding="utf-8")
-        cmd = [swipl, "-q", "--traditional", "-g", "consult(bk), consult(ex), consult(driver), run",
-               "-t", "halt"]
+        cmd = [
+            swipl,
+            "-q",
+            "--traditional",
+            "-g",
+            "consult(bk), consult(ex), consult(driver), run",
+            "-t",
+            "halt",
+        ]
         proc = subprocess.run(cmd, cwd=d, capture_output=True, text=True, timeout=7200)
         if proc.returncode != 0:
             print(proc.stderr[-2000:], file=sys.stderr)
@@ -253,23 +260,30 @@ def main() -> None:
 
 
 def print_row(r: Result) -> None:
-    print(f"... {r.dataset}: {r.clauses} clauses, native {r.native_s:.2f}s, "
-          f"prolog {r.prolog_s if r.prolog_s is None else round(r.prolog_s, 2)}s", flush=True)
+    print(
+        f"... {r.dataset}: {r.clauses} clauses, native {r.native_s:.2f}s, "
+        f"prolog {r.prolog_s if r.prolog_s is None else round(r.prolog_s, 2)}s",
+        flush=True,
+    )
 
 
 def print_table(results: list[Result]) -> None:
-    head = (f"{'dataset':15} {'kind':6} {'examples':>9} {'facts':>9} {'clauses':>7} "
-            f"{'load s':>7} {'native cl/s':>11} {'ex*cl/s':>10} {'swipl cl/s':>10} "
-            f"{'ratio':>7} {'agree':>9}")
+    head = (
+        f"{'dataset':15} {'kind':6} {'examples':>9} {'facts':>9} {'clauses':>7} "
+        f"{'load s':>7} {'native cl/s':>11} {'ex*cl/s':>10} {'swipl cl/s':>10} "
+        f"{'ratio':>7} {'agree':>9}"
+    )
     print(head)
     print("-" * len(head))
     for r in results:
         swi = f"{r.prolog_clauses_per_s:10.1f}" if r.prolog_clauses_per_s else f"{'-':>10}"
         ratio = f"{r.ratio:7.2f}" if r.ratio else f"{'-':>7}"
         agree = f"{r.agree}/{(r.agree or 0) + (r.disagree or 0)}" if r.agree is not None else "-"
-        print(f"{r.dataset:15} {r.kind:6} {r.examples:9d} {r.facts:9d} {r.clauses:7d} "
-              f"{r.load_s:7.2f} {r.native_clauses_per_s:11.1f} {r.native_ex_clauses_per_s:10.3g} "
-              f"{swi} {ratio} {agree:>9}")
+        print(
+            f"{r.dataset:15} {r.kind:6} {r.examples:9d} {r.facts:9d} {r.clauses:7d} "
+            f"{r.load_s:7.2f} {r.native_clauses_per_s:11.1f} {r.native_ex_clauses_per_s:10.3g} "
+            f"{swi} {ratio} {agree:>9}"
+        )
 
 
 if __name__ == "__main__":

@@ -185,7 +185,9 @@ def test_bad_recall_and_marker(tmp_path: Path) -> None:
 def test_bad_setting_type(tmp_path: Path) -> None:
     write(tmp_path / "x.b", ":- set(clauselength, long).\n")
     write(tmp_path / "x.f", "p(a).\n")
-    with pytest.raises(BiasError, match=r"x\.b:1:1: set\(clauselength, long\): expected an integer"):
+    with pytest.raises(
+        BiasError, match=r"x\.b:1:1: set\(clauselength, long\): expected an integer"
+    ):
         load_task(tmp_path / "x")
 
 

@@ -116,9 +116,7 @@ def test_option_errors_name_the_plugin_and_the_option(manager: PluginManager) ->
     with pytest.raises(ConfigError) as info:
         manager.make("learner", "toy", {"max_rules": "x", "min_precision": "high"})
     lines = str(info.value).splitlines()
-    assert lines[0].startswith(
-        "learner 'toy': option 'max_rules': Input should be a valid integer"
-    )
+    assert lines[0].startswith("learner 'toy': option 'max_rules': Input should be a valid integer")
     assert lines[0].endswith("(got 'x')")
     assert lines[1].startswith("learner 'toy': option 'min_precision': ")
     assert lines[1].endswith("(got 'high')")

@@ -69,7 +69,7 @@ class Backend(ABC):
     @abstractmethod
     def _load(self, task: Task) -> None: ...
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 (optional hook: most backends hold nothing)
         """Release the engine (processes, memory)."""
 
     def __enter__(self) -> Backend:

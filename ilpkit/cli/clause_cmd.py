@@ -34,13 +34,19 @@ def _parse(text: str, what: str) -> Term:
 
 def saturate(
     path: PathArg,
-    example: Annotated[str, typer.Option("--example", "-e", help="Seed atom, e.g. 'p(a,b)', or an example id.")],
-    depth: Annotated[int | None, typer.Option(help="Layers of new variables (Aleph's i); default from the data.")] = None,
+    example: Annotated[
+        str, typer.Option("--example", "-e", help="Seed atom, e.g. 'p(a,b)', or an example id.")
+    ],
+    depth: Annotated[
+        int | None, typer.Option(help="Layers of new variables (Aleph's i); default from the data.")
+    ] = None,
     fmt: FormatOpt = DataFormat.AUTO,
     stem: StemOpt = None,
     backend: BackendOpt = "native",
     sets: SetOpt = None,
-    ground: Annotated[bool, typer.Option(help="Also print the ground (not variabilised) literals.")] = False,
+    ground: Annotated[
+        bool, typer.Option(help="Also print the ground (not variabilised) literals.")
+    ] = False,
 ) -> None:
     """Print the bottom clause of a seed example."""
     task = load(path, fmt, stem)
@@ -61,7 +67,9 @@ def coverage(
     stem: StemOpt = None,
     backend: BackendOpt = "native",
     sets: SetOpt = None,
-    json_output: Annotated[bool, typer.Option("--json", help="Print JSON, with the covered example ids.")] = False,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print JSON, with the covered example ids.")
+    ] = False,
 ) -> None:
     """Print how many positive and negative examples a clause covers."""
     task = load(path, fmt, stem)
@@ -87,7 +95,11 @@ def coverage(
     for key in ("tp", "fp", "positives", "negatives", "precision", "recall"):
         table.add_column(key.upper() if len(key) == 2 else key)
     table.add_row(
-        f"{counts.tp:g}", f"{counts.fp:g}", f"{counts.p:g}", f"{counts.n:g}",
-        f"{counts.precision:.4f}", f"{counts.recall:.4f}",
+        f"{counts.tp:g}",
+        f"{counts.fp:g}",
+        f"{counts.p:g}",
+        f"{counts.n:g}",
+        f"{counts.precision:.4f}",
+        f"{counts.recall:.4f}",
     )
     Console(highlight=False).print(table)

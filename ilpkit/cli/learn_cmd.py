@@ -158,9 +158,10 @@ def learn(
     scorer_obj = manager.make("scorer", scorer_name, options["scorer"])
     manager.validate_options("search", search_name, options["search"])
     started = time.perf_counter()
-    with open_backend(backend, options["backend"], task) as engine, LiveProgress(
-        not quiet and sys.stderr.isatty()
-    ) as progress:
+    with (
+        open_backend(backend, options["backend"], task) as engine,
+        LiveProgress(not quiet and sys.stderr.isatty()) as progress,
+    ):
         ctx = LearnContext(
             backend=engine,
             make_search=lambda: manager.make("search", search_name, options["search"]),

@@ -111,8 +111,9 @@ def _collect_places(
         if type(typ) is Const:  # e.g. #1 -- a numeric type name
             out.append(Place(path, arg.name, str(typ.value)))  # type: ignore[arg-type]
             return
-        raise BiasError(f"{where}{shown}: type after {arg.name} must be an atom, "
-                        f"got {to_prolog(typ)}")
+        raise BiasError(
+            f"{where}{shown}: type after {arg.name} must be an atom, got {to_prolog(typ)}"
+        )
     if type(arg) is Struct:
         if len(arg.args) == 1 and arg.name in ("@", "~", "$", "^"):
             raise BiasError(
@@ -159,12 +160,38 @@ class SettingSpec:
 
 
 _EVALFNS: Final = (
-    "coverage", "compression", "posonly", "pbayes", "accuracy", "laplace", "auto_m",
-    "mestimate", "entropy", "gini", "sd", "wracc", "user", "precision", "f", "recall",
+    "coverage",
+    "compression",
+    "posonly",
+    "pbayes",
+    "accuracy",
+    "laplace",
+    "auto_m",
+    "mestimate",
+    "entropy",
+    "gini",
+    "sd",
+    "wracc",
+    "user",
+    "precision",
+    "f",
+    "recall",
     "precision_recall",
 )
-_SEARCHES: Final = ("bf", "df", "heuristic", "ibs", "ils", "rls", "scs", "id", "ic", "ar",
-                    "false", "rrr")
+_SEARCHES: Final = (
+    "bf",
+    "df",
+    "heuristic",
+    "ibs",
+    "ils",
+    "rls",
+    "scs",
+    "id",
+    "ic",
+    "ar",
+    "false",
+    "rrr",
+)
 
 SETTING_SPECS: Final[dict[str, SettingSpec]] = {
     s.name: s
@@ -176,14 +203,16 @@ SETTING_SPECS: Final[dict[str, SettingSpec]] = {
         SettingSpec("minacc", "float", 0.0, "minimum precision of an acceptable clause"),
         SettingSpec("minpos", "int", 1, "minimum positives an acceptable clause covers"),
         SettingSpec("minposfrac", "float", 0.0, "minimum fraction of positives covered"),
-        SettingSpec("minscore", "float", -INF, "minimum score of an acceptable clause",
-                    allow_inf=True),
+        SettingSpec(
+            "minscore", "float", -INF, "minimum score of an acceptable clause", allow_inf=True
+        ),
         SettingSpec("evalfn", "atom", "coverage", "clause evaluation function", _EVALFNS),
         SettingSpec("search", "atom", "bf", "search strategy", _SEARCHES),
         SettingSpec("depth", "int", 10, "proof depth bound"),
         SettingSpec("m", "float", 0.0, "m of the m-estimate"),
-        SettingSpec("openlist", "int", INF, "size of the open list (inf = unbounded)",
-                    allow_inf=True),
+        SettingSpec(
+            "openlist", "int", INF, "size of the open list (inf = unbounded)", allow_inf=True
+        ),
         SettingSpec("explore", "bool", False, "keep searching past good clauses"),
         SettingSpec("caching", "bool", False, "cache coverage of clauses"),
         SettingSpec("prooftime", "float", INF, "time limit (s) per proof", allow_inf=True),
@@ -196,20 +225,30 @@ SETTING_SPECS: Final[dict[str, SettingSpec]] = {
         SettingSpec("test_neg", "any", None, "file with negative test examples"),
         SettingSpec("train_pos", "any", None, "file with positive training examples"),
         SettingSpec("train_neg", "any", None, "file with negative training examples"),
-        SettingSpec("language", "int", INF, "occurrences of a predicate in a clause",
-                    allow_inf=True),
+        SettingSpec(
+            "language", "int", INF, "occurrences of a predicate in a clause", allow_inf=True
+        ),
         SettingSpec("newvars", "int", INF, "new variables in a clause", allow_inf=True),
         SettingSpec("lookahead", "int", 1, "lookahead for refinements"),
         SettingSpec("mingain", "float", 0.05, "minimum gain (tree learning)"),
         SettingSpec("moves", "int", 5, "moves in randomised local search"),
         SettingSpec("tries", "int", 10, "restarts of randomised local search"),
-        SettingSpec("rls_type", "atom", "gsat", "randomised local search variant",
-                    ("gsat", "wsat", "rrr", "anneal")),
+        SettingSpec(
+            "rls_type",
+            "atom",
+            "gsat",
+            "randomised local search variant",
+            ("gsat", "wsat", "rrr", "anneal"),
+        ),
         SettingSpec("rrr_cutoff", "int", 1000, "clauses per restart of Rapid Random Restart"),
-        SettingSpec("max_restarts", "int", INF, "restarts of Rapid Random Restart",
-                    allow_inf=True),
-        SettingSpec("construct_bottom", "atom", "saturation", "how to build bottom clauses",
-                    ("saturation", "reduction", "false")),
+        SettingSpec("max_restarts", "int", INF, "restarts of Rapid Random Restart", allow_inf=True),
+        SettingSpec(
+            "construct_bottom",
+            "atom",
+            "saturation",
+            "how to build bottom clauses",
+            ("saturation", "reduction", "false"),
+        ),
         SettingSpec("check_useless", "bool", False, "drop bottom literals with unused outputs"),
         SettingSpec("optimise_clauses", "bool", False, "optimise clauses before evaluation"),
         SettingSpec("permute_bottom", "bool", False, "randomly permute bottom clauses"),
@@ -223,8 +262,13 @@ SETTING_SPECS: Final[dict[str, SettingSpec]] = {
         SettingSpec("goodfile", "any", None, "file for good clauses"),
         SettingSpec("gsamplesize", "int", 100, "sample size for posonly"),
         SettingSpec("updateback", "bool", True, "add learned clauses to the background"),
-        SettingSpec("proof_strategy", "atom", "restricted_sld", "proof strategy",
-                    ("restricted_sld", "sld", "user")),
+        SettingSpec(
+            "proof_strategy",
+            "atom",
+            "restricted_sld",
+            "proof strategy",
+            ("restricted_sld", "sld", "user"),
+        ),
         SettingSpec("lazy_on_contradiction", "bool", False, "lazy evaluation on contradiction"),
         SettingSpec("lazy_on_cost", "bool", False, "lazy evaluation of cost"),
         SettingSpec("lazy_negs", "bool", False, "lazy evaluation of negatives"),
@@ -245,8 +289,13 @@ SETTING_SPECS: Final[dict[str, SettingSpec]] = {
         SettingSpec("nreduce_bottom", "bool", False, "negative-based bottom reduction"),
         SettingSpec("prune_tree", "bool", False, "prune trees"),
         SettingSpec("dependent", "int", 0, "dependent variable argument (trees)"),
-        SettingSpec("tree_type", "atom", "classification", "tree type",
-                    ("classification", "class_probability", "regression", "model")),
+        SettingSpec(
+            "tree_type",
+            "atom",
+            "classification",
+            "tree type",
+            ("classification", "class_probability", "regression", "model"),
+        ),
         SettingSpec("classes", "any", None, "classes for trees"),
         SettingSpec("version", "any", None, "Aleph version"),
     ]
@@ -304,8 +353,9 @@ class Settings:
         """Set from Python (e.g. a ``--set`` option), with the same type checks."""
         spec = SETTING_SPECS.get(name)
         if spec is None:
-            raise BiasError(f"unknown setting {name!r}; known settings: "
-                            + ", ".join(sorted(SETTING_SPECS)))
+            raise BiasError(
+                f"unknown setting {name!r}; known settings: " + ", ".join(sorted(SETTING_SPECS))
+            )
         term: Term
         if isinstance(value, bool):
             term = Const("true" if value else "false")
@@ -345,9 +395,7 @@ def coerce_setting(spec: SettingSpec, value: Term, location: SourceLocation | No
     where = f"{location}: " if location else ""
 
     def fail(expected: str) -> BiasError:
-        return BiasError(
-            f"{where}set({spec.name}, {to_prolog(value, 999)}): expected {expected}"
-        )
+        return BiasError(f"{where}set({spec.name}, {to_prolog(value, 999)}): expected {expected}")
 
     v = value.value if type(value) is Const else None
     if spec.allow_inf and v == "inf":

@@ -195,9 +195,7 @@ def _goal(mode: Mode, inputs: dict[tuple[int, ...], Term]) -> Term:
     template = mode.template
     if type(template) is not Struct:
         return template
-    return Struct(
-        template.name, tuple(build(a, (i,)) for i, a in enumerate(template.args))
-    )
+    return Struct(template.name, tuple(build(a, (i,)) for i, a in enumerate(template.args)))
 
 
 def _is_place(mode: Mode, path: tuple[int, ...]) -> bool:

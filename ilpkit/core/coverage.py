@@ -78,8 +78,9 @@ class Coverage:
 
     def __and__(self, other: Coverage) -> Coverage:
         self._check(other)
-        return Coverage(np.intersect1d(self.ids, other.ids, assume_unique=True), self.size,
-                        trusted=True)
+        return Coverage(
+            np.intersect1d(self.ids, other.ids, assume_unique=True), self.size, trusted=True
+        )
 
     def __or__(self, other: Coverage) -> Coverage:
         self._check(other)
@@ -87,8 +88,9 @@ class Coverage:
 
     def __sub__(self, other: Coverage) -> Coverage:
         self._check(other)
-        return Coverage(np.setdiff1d(self.ids, other.ids, assume_unique=True), self.size,
-                        trusted=True)
+        return Coverage(
+            np.setdiff1d(self.ids, other.ids, assume_unique=True), self.size, trusted=True
+        )
 
     def issubset(self, other: Coverage) -> bool:
         self._check(other)

@@ -83,16 +83,15 @@ class Model(Protocol):
     learner: str
     clauses_evaluated: int
 
-    def score(self, backend: ClauseBackend, ids: npt.NDArray[np.int64] | None = None) -> (
-        npt.NDArray[np.float64]
-    ):
+    def score(
+        self, backend: ClauseBackend, ids: npt.NDArray[np.int64] | None = None
+    ) -> npt.NDArray[np.float64]:
         """A ranking score per example (higher = more likely positive)."""
         ...
 
-    def predict(self, backend: ClauseBackend, ids: npt.NDArray[np.int64] | None = None) -> (
-        npt.NDArray[np.bool_]
-    ):
-        ...
+    def predict(
+        self, backend: ClauseBackend, ids: npt.NDArray[np.int64] | None = None
+    ) -> npt.NDArray[np.bool_]: ...
 
     def rules(self) -> list[Rule]: ...
 
@@ -192,4 +191,5 @@ def load_model(path: str | Path) -> Model:
 
 
 def labels_of(task: Task, ids: npt.NDArray[np.int64]) -> npt.NDArray[np.int8]:
-    return (task.examples.labels[ids] == POS).astype(np.int8)
+    out: npt.NDArray[np.int8] = (task.examples.labels[ids] == POS).astype(np.int8)
+    return out

@@ -29,8 +29,7 @@ class Scorer(Protocol):
 
     name: str
 
-    def score(self, counts: Counts, clause_length: int, parent: Counts | None = None) -> float:
-        ...
+    def score(self, counts: Counts, clause_length: int, parent: Counts | None = None) -> float: ...
 
 
 class CoverageBackend(Protocol):
@@ -71,9 +70,7 @@ class Acceptance:
 
     def ok(self, counts: Counts) -> bool:
         return (
-            counts.tp >= self.minpos
-            and counts.precision >= self.minacc
-            and counts.fp <= self.noise
+            counts.tp >= self.minpos and counts.precision >= self.minacc and counts.fp <= self.noise
         )
 
 

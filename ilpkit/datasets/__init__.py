@@ -23,7 +23,5 @@ def bundled_path(name: str) -> Path:
 
         close = difflib.get_close_matches(name, BUNDLED, n=1)
         hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise DataError(
-            f"no bundled dataset {name!r}.{hint} Bundled: {', '.join(sorted(BUNDLED))}"
-        )
+        raise DataError(f"no bundled dataset {name!r}.{hint} Bundled: {', '.join(sorted(BUNDLED))}")
     return ROOT / name

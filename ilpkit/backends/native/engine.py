@@ -149,9 +149,7 @@ class NativeBackend(Backend):
     def answers(self, goal: Term, max_answers: int | None) -> list[Term]:
         key = _indicator(goal)
         table = self.facts.get(key)
-        if table is not None and all(
-            type(a) is Var or is_ground(a) for a in _args(goal)
-        ):
+        if table is not None and all(type(a) is Var or is_ground(a) for a in _args(goal)):
             return self._fact_answers(goal, table, max_answers)
         if table is not None:  # compound arguments with variables, e.g. has(t1, car(X, Y))
             return self._pattern_answers(goal, table, max_answers)
@@ -333,9 +331,7 @@ class NativeBackend(Backend):
                 return _EMPTY
             constants, keys, _, equal_cols = parts
             self.stats["joins"] += 1
-            return semi_join(
-                table, facts.select(constants), keys, equal_cols, self.opts.row_limit
-            )
+            return semi_join(table, facts.select(constants), keys, equal_cols, self.opts.row_limit)
         grown = self._literal(table, lit, [])
         if grown is None:
             return self._projected(table, [lit]).covered()
@@ -539,9 +535,13 @@ class NativeBackend(Backend):
             if lv is not None and rv is not None:
                 return table.take(lv == rv)
             if name == "=" and type(left) is Var and lv is None and rv is not None:
-                return Bindings(table.ex, {**table.cols, left: np.broadcast_to(rv, len(table)).copy()})
+                return Bindings(
+                    table.ex, {**table.cols, left: np.broadcast_to(rv, len(table)).copy()}
+                )
             if name == "=" and type(right) is Var and rv is None and lv is not None:
-                return Bindings(table.ex, {**table.cols, right: np.broadcast_to(lv, len(table)).copy()})
+                return Bindings(
+                    table.ex, {**table.cols, right: np.broadcast_to(lv, len(table)).copy()}
+                )
             return None
         if name in ("\\=", "\\=="):
             if lv is not None and rv is not None:
@@ -565,9 +565,7 @@ class NativeBackend(Backend):
             return np.full(len(table), i, dtype=np.int64)
         return None
 
-    def _engine_literal(
-        self, table: Bindings, lit: Term, force: bool = False
-    ) -> Bindings | None:
+    def _engine_literal(self, table: Bindings, lit: Term, force: bool = False) -> Bindings | None:
         """Answer ``lit`` with the resolution engine, once per distinct bound tuple."""
         lit_vars = term_vars([lit])
         bound = [v for v in lit_vars if v in table.cols]

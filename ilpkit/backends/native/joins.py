@@ -103,7 +103,7 @@ def join_counts(
     """Match counts of a join on ``keys`` (variable, fact column): ``(key column, lo, counts,
     total)``, using the most selective key column for the index lookup."""
     key_var, key_col = max(keys, key=lambda vc: facts.distinct(vc[1]))
-    order, sorted_keys = facts.sorted_column(key_col)
+    _, sorted_keys = facts.sorted_column(key_col)
     probe = table.cols[key_var]
     lo = np.searchsorted(sorted_keys, probe, "left")
     hi = np.searchsorted(sorted_keys, probe, "right")
@@ -187,7 +187,7 @@ def semi_join(
         return np.zeros(0, dtype=np.int64)
     if not keys:
         return sorted_unique(table.ex)
-    key_col, lo, counts, total = join_counts(table, facts, keys)
+    key_col, lo, counts, _ = join_counts(table, facts, keys)
     if len(keys) == 1:
         return sorted_unique(table.ex[counts > 0])
     order, _ = facts.sorted_column(key_col)
@@ -199,8 +199,11 @@ def semi_join(
     bounds = np.cumsum(counts)
     start = 0
     while start < len(table):
-        stop = int(np.searchsorted(bounds, bounds[start - 1] + chunk_rows if start else chunk_rows,
-                                   "right"))
+        stop = int(
+            np.searchsorted(
+                bounds, bounds[start - 1] + chunk_rows if start else chunk_rows, "right"
+            )
+        )
         stop = max(stop, start + 1)
         rows, pos = expand_ranges(lo[start:stop], counts[start:stop])
         rows += start

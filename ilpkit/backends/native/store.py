@@ -37,9 +37,7 @@ class Interner:
             i = self.ids[term] = len(self.terms)
             self.terms.append(term)
             value = term.value if type(term) is Const else None
-            self._numeric.append(
-                float(value) if isinstance(value, (int, float)) else math.nan
-            )
+            self._numeric.append(float(value) if isinstance(value, (int, float)) else math.nan)
             self._num_cache = None
         return i
 

@@ -58,8 +58,11 @@ class AlephFormat:
             _ilpexp_bk(path) or (path / "train" / "exs.pl").is_file()
         ):
             return "aleph-modes.pl + bk.pl + exs.pl"
-        subtasks = [d.name for d in sorted(path.iterdir()) if d.is_dir()
-                    and (d / "aleph-modes.pl").is_file() and (d / "exs.pl").is_file()]
+        subtasks = [
+            d.name
+            for d in sorted(path.iterdir())
+            if d.is_dir() and (d / "aleph-modes.pl").is_file() and (d / "exs.pl").is_file()
+        ]
         if subtasks and _ilpexp_bk(path):
             return f"aleph-modes.pl + bk.pl + exs.pl tasks ({', '.join(subtasks)})"
         swi = [p for p in sorted(path.glob("*.pl")) if _is_swi_style(p)]
@@ -76,15 +79,19 @@ class AlephFormat:
         if path.is_file():
             if _is_swi_style(path):
                 return self._load_swi(path)
-            raise FormatError(f"{path}: not an Aleph file (expected stem.b or a .pl file "
-                              "with ':- aleph.')")
+            raise FormatError(
+                f"{path}: not an Aleph file (expected stem.b or a .pl file with ':- aleph.')"
+            )
         stems = _stems(path)
         if stems:
             return self._load_stem(path, _choose_stem(path, stems, stem))
         if _ilpexp_file(path, "aleph-modes.pl"):
             return self._load_ilpexp(path, stem)
-        subtasks = [d for d in sorted(path.iterdir()) if d.is_dir()
-                    and (d / "aleph-modes.pl").is_file() and (d / "exs.pl").is_file()]
+        subtasks = [
+            d
+            for d in sorted(path.iterdir())
+            if d.is_dir() and (d / "aleph-modes.pl").is_file() and (d / "exs.pl").is_file()
+        ]
         if subtasks:
             names = [d.name for d in subtasks]
             if stem in names:
@@ -126,9 +133,8 @@ class AlephFormat:
             has_test = any(p is not None and p.is_file() for p in (test_pos, test_neg))
             train_fold = "train" if has_test else None
             if train_pos is None or not train_pos.is_file():
-                raise DataError(
-                    f"{bfile}: positive examples not found: expected {train_pos or folder / (stem + '.f')}"
-                )
+                expected = train_pos or folder / f"{stem}.f"
+                raise DataError(f"{bfile}: positive examples not found: expected {expected}")
             loader.load_file(train_pos, "pos", fold=train_fold)
             if train_neg is not None and train_neg.is_file():
                 loader.load_file(train_neg, "neg", fold=train_fold)
@@ -190,8 +196,11 @@ class AlephFormat:
         written = []
         bfile = dest / f"{stem}.b"
         lines = write_bias_directives(task.bias, task_settings_only=True)
-        lines.extend(f":- {to_prolog(d.term.args[0], 1199)}." for d in task.directives
-                     if type(d.term) is Struct and d.term.name == ":-")
+        lines.extend(
+            f":- {to_prolog(d.term.args[0], 1199)}."
+            for d in task.directives
+            if type(d.term) is Struct and d.term.name == ":-"
+        )
         lines.extend(write_clauses(task.program.iter_clauses()))
         write_lines(bfile, lines)
         written.append(bfile)
@@ -225,8 +234,10 @@ def _is_swi_style(path: Path) -> bool:
             head = handle.read(1 << 16)
     except OSError:
         return False
-    return bool(_SWI_MARKER.search(head)) and b"begin_in_pos" in head or (
-        b"begin_bg" in head and b"begin_in_pos" in _tail(path)
+    return (
+        (bool(_SWI_MARKER.search(head))
+        and b"begin_in_pos" in head)
+        or (b"begin_bg" in head and b"begin_in_pos" in _tail(path))
     )
 
 
@@ -297,7 +308,7 @@ def _test_folds_only(
     """
     names = {name for name, _ in folds}
     tests = [(n, f) for n, f in folds if n.startswith("test")]
-    if tests and all("train" + n[len("test"):] in names for n, _ in tests):
+    if tests and all("train" + n[len("test") :] in names for n, _ in tests):
         return tests
     return folds
 
@@ -349,8 +360,11 @@ def _ilpexp_examples(path: Path, stem: str | None) -> list[tuple[Path, str | Non
         key=lambda d: _natural_key(d.name),
     )
     example_dir = path / "examples"
-    numbered = sorted(example_dir.glob("*.pl"), key=lambda p: _natural_key(p.stem)) \
-        if example_dir.is_dir() else []
+    numbered = (
+        sorted(example_dir.glob("*.pl"), key=lambda p: _natural_key(p.stem))
+        if example_dir.is_dir()
+        else []
+    )
     choices = [d.name for d in subtasks] + [p.stem for p in numbered]
     if stem is not None:
         for d in subtasks:

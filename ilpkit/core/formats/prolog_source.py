@@ -50,8 +50,9 @@ _NEUTRAL: Final = frozenset(
         "ensure_loaded_library",
     }
 )
-_LIBRARY_LOADERS: Final = frozenset({"use_module", "ensure_loaded", "consult", "include",
-                                     "load_files", "reconsult"})
+_LIBRARY_LOADERS: Final = frozenset(
+    {"use_module", "ensure_loaded", "consult", "include", "load_files", "reconsult"}
+)
 _SECTION_MARKERS: Final = {
     "begin_bg": "background",
     "end_bg": None,
@@ -133,8 +134,10 @@ class SourceLoader:
 
     def raise_syntax_errors(self) -> None:
         if self._syntax_errors:
-            raise PrologSyntaxError(self._syntax_errors[: self.max_errors],
-                                    self._truncated or len(self._syntax_errors) > self.max_errors)
+            raise PrologSyntaxError(
+                self._syntax_errors[: self.max_errors],
+                self._truncated or len(self._syntax_errors) > self.max_errors,
+            )
 
     # -- clauses ----------------------------------------------------------------------------
     def clause(self, term: Term, loc: SourceLocation, role: Role, fold: str | None) -> None:
@@ -166,15 +169,13 @@ class SourceLoader:
         if type(term) is Struct and len(term.args) == 1 and term.name in labels:
             self.examples.add(term.args[0], labels[term.name], fold=fold, location=loc)
             return
-        raise DataError(
-            f"{loc}: expected an example pos(Atom) or neg(Atom), got {to_prolog(term)}"
-        )
+        raise DataError(f"{loc}: expected an example pos(Atom) or neg(Atom), got {to_prolog(term)}")
 
     # -- directives -------------------------------------------------------------------------
-    def _section(self, goal: Term) -> Role | None | bool:
+    def _section(self, goal: Term) -> Role | bool | None:
         """Aleph's SWI-module section markers; ``False`` when ``goal`` is not one."""
         if type(goal) is Const and goal.value in _SECTION_MARKERS:
-            return _SECTION_MARKERS[goal.value]  # type: ignore[return-value]
+            return _SECTION_MARKERS[goal.value]
         return False
 
     def _conditional(self, goal: Term, skipping: list[bool], loc: SourceLocation) -> bool:
@@ -183,8 +184,7 @@ class SourceLoader:
         if type(goal) is Struct and goal.name == "if" and len(goal.args) == 1:
             skipping.append(True)
             self.warnings.append(
-                f"{loc}: ':- if({to_prolog(goal.args[0])})' is not evaluated; its block is "
-                "skipped"
+                f"{loc}: ':- if({to_prolog(goal.args[0])})' is not evaluated; its block is skipped"
             )
             return True
         if type(goal) is Struct and goal.name == "elif" and len(goal.args) == 1:
@@ -220,19 +220,19 @@ class SourceLoader:
             self.bias.add_determination(args[0], args[1], loc)
         elif name == "abolish" and len(args) in (1, 2):
             # UW-CSE's advisedby.b loads bg.yap, then abolishes the target's facts from it.
-            key = (
+            gone = (
                 _indicators(args[0])
                 if len(args) == 1
                 else _indicators(Struct("/", (args[0], args[1])))
             )
-            for ind in key:
+            for ind in gone:
                 self.program.facts.pop(ind, None)
                 self.program.clauses.pop(ind, None)
-            self.notes.append(f"{loc}: abolished {', '.join(f'{n}/{a}' for n, a in key)}")
+            self.notes.append(f"{loc}: abolished {', '.join(f'{n}/{a}' for n, a in gone)}")
         elif name in ("dynamic", "table") and len(args) == 1:
             for ind in _indicators(args[0]):
                 self.program.dynamic.add(ind)
-        elif name == "." and len(args) == 2 or name == "[]":
+        elif (name == "." and len(args) == 2) or name == "[]":
             # :- [file1, file2].
             items, _ = list_items(goal)
             for item in items:
@@ -241,8 +241,9 @@ class SourceLoader:
             target = args[0]
             if type(target) is Struct and target.name == "library":
                 return  # libraries (aleph, lists, ...) are the engine's business
-            targets = list_items(target)[0] if type(target) is Struct and target.name == "." \
-                else [target]
+            targets = (
+                list_items(target)[0] if type(target) is Struct and target.name == "." else [target]
+            )
             for item in targets:
                 self.include(item, loc, path, role, fold)
         elif name in _NEUTRAL:

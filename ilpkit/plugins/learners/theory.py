@@ -134,7 +134,9 @@ class TheoryLearner:
         evaluated = 0
         uncovered = 0
         searches = 0
-        while remaining and (self.options.max_rules is None or len(clauses) < self.options.max_rules):
+        while remaining and (
+            self.options.max_rules is None or len(clauses) < self.options.max_rules
+        ):
             pool = sorted(remaining)
             seed = pool[0] if self.options.seed_order == "first" else order_rng.choice(pool)
             bottom = ctx.backend.saturate(seed, depth=int(settings["i"]))
@@ -154,7 +156,7 @@ class TheoryLearner:
             searches += 1
             best = ctx.make_search().run(search_ctx)
             evaluated += search_ctx.evaluated
-            if best is None or not best.body and not _allow_empty(best):
+            if best is None or (not best.body and not _allow_empty(best)):
                 remaining.discard(seed)
                 uncovered += 1
                 continue

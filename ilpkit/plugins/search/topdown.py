@@ -40,7 +40,9 @@ class TopDownOptions(BaseModel):
 class TopDown:
     """Best-first (``order="best"``) or breadth-first (``order="fifo"``) top-down search."""
 
-    def __init__(self, options: TopDownOptions | None = None, order: Literal["best", "fifo"] = "best"):
+    def __init__(
+        self, options: TopDownOptions | None = None, order: Literal["best", "fifo"] = "best"
+    ):
         self.options = options if options is not None else TopDownOptions()
         self.order = order
         self.name = "topdown" if order == "best" else "bf"
