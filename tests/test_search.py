@@ -1,0 +1,140 @@
+"""Search strategies: budgets, legality of every evaluated clause, determinism, optimality."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from ilpkit.backends.native.engine import NativeBackend
+from ilpkit.core.coverage import Weighting
+from ilpkit.core.formats import load_task
+from ilpkit.core.plugins import get_plugin_manager
+from ilpkit.core.search import Acceptance, SearchContext, Trajectory
+from ilpkit.core.task import Task
+from ilpkit.datasets import bundled_path
+
+
+@pytest.fixture(scope="module")
+def trains() -> tuple[Task, NativeBackend]:
+    task = load_task(bundled_path("trains"))
+    backend = NativeBackend()
+    backend.load(task)
+    return task, backend
+
+
+def context(
+    trains: tuple[Task, NativeBackend], budget: int, seed: int = 0, scorer: str = "coverage"
+) -> SearchContext:
+    task, backend = trains
+    return SearchContext(
+        bottom=backend.saturate(0),
+        backend=backend,
+        scorer=get_plugin_manager().make("scorer", scorer),
+        weighting=Weighting.of(task.examples),
+        budget=budget,
+        rng=random.Random(seed),
+        clauselength=4,
+        acceptance=Acceptance(minpos=1, minacc=0.0, noise=0),
+    )
+
+
+def run(name: str, ctx: SearchContext, **options: object) -> Trajectory:
+    trajectory = Trajectory()
+    ctx.observers.append(trajectory)
+    get_plugin_manager().make("search", name, options).run(ctx)
+    return trajectory
+
+
+@pytest.mark.parametrize("name", ["topdown", "bf", "hillclimb", "rrr"])
+@pytest.mark.parametrize("budget", [1, 7, 60])
+def test_budget_is_never_exceeded(
+    trains: tuple[Task, NativeBackend], name: str, budget: int
+) -> None:
+    ctx = context(trains, budget)
+    trajectory = run(name, ctx)
+    assert ctx.evaluated == len(trajectory) <= budget
+    assert [e.number for e in trajectory] == list(range(1, len(trajectory) + 1))
+
+
+@pytest.mark.parametrize("name", ["topdown", "bf", "hillclimb", "rrr"])
+def test_every_evaluated_clause_is_legal_and_correctly_counted(
+    trains: tuple[Task, NativeBackend], name: str
+) -> None:
+    task, backend = trains
+    ctx = context(trains, 300)
+    for e in run(name, ctx):
+        assert ctx.refiner.is_legal(e.body)
+        assert e.length <= 4
+        fresh = ctx.weighting.counts(backend.coverage(e.clause))
+        assert (e.counts.tp, e.counts.fp) == (fresh.tp, fresh.fp)
+
+
+@pytest.mark.parametrize("name", ["topdown", "bf", "hillclimb", "rrr"])
+def test_same_seed_same_stream(trains: tuple[Task, NativeBackend], name: str) -> None:
+    first = [e.body for e in run(name, context(trains, 200, seed=3))]
+    second = [e.body for e in run(name, context(trains, 200, seed=3))]
+    assert first == second
+
+
+def test_rrr_depends_on_the_seed(trains: tuple[Task, NativeBackend]) -> None:
+    streams = {tuple(e.body for e in run("rrr", context(trains, 100, seed=s))) for s in range(4)}
+    assert len(streams) > 1
+
+
+def test_rrr_restarts_after_cutoff(trains: tuple[Task, NativeBackend]) -> None:
+    ctx = context(trains, 100)
+    search = get_plugin_manager().make("search", "rrr", {"rrr_cutoff": 10})
+    search.run(ctx)
+    assert ctx.evaluated == 100
+    assert search.restarts >= 10  # 100 clauses, at most 10 per restart
+
+
+def test_topdown_finds_the_best_clause_of_the_space(trains: tuple[Task, NativeBackend]) -> None:
+    """With an ample budget, best-first search returns the best acceptable clause of length
+    <= 4 in the whole bottom clause (enumerated here by brute force)."""
+    task, backend = trains
+    ctx = context(trains, 100_000)
+    best = get_plugin_manager().make("search", "topdown", {"expand_zero_fp": True}).run(ctx)
+    assert best is not None
+    refiner = ctx.refiner
+    scorer = ctx.scorer
+    top = None
+    for size in range(0, 4):
+        for body in itertools.combinations(range(len(ctx.bottom)), size):
+            if not refiner.is_legal(body):
+                continue
+            counts = ctx.weighting.counts(backend.coverage(ctx.bottom.clause(body)))
+            if not ctx.acceptance.ok(counts):
+                continue
+            score = scorer.score(counts, size + 1)
+            if top is None or score > top:
+                top = score
+    assert best.score == top
+    # the classic answer: has_car(A,B), short(B), closed(B) covers the 5 eastbound trains only
+    assert (best.counts.tp, best.counts.fp) == (5.0, 0.0)
+
+
+def test_hillclimb_trajectory_improves_monotonically(trains: tuple[Task, NativeBackend]) -> None:
+    ctx = context(trains, 1000, scorer="laplace")
+    search = get_plugin_manager().make("search", "hillclimb")
+    best = search.run(ctx)
+    scores = [e.score for e in search.trajectory]
+    assert scores == sorted(scores) and len(set(scores)) == len(scores)
+    assert best is search.trajectory[-1]
+    assert search.trajectory[0].body == ()
+    bodies = [set(e.body) for e in search.trajectory]
+    assert all(a < b and len(b) == len(a) + 1 for a, b in zip(bodies, bodies[1:], strict=False))
+
+
+def test_refinements_are_tested_on_the_parent_coverage_only(
+    trains: tuple[Task, NativeBackend],
+) -> None:
+    ctx = context(trains, 200)
+    trajectory = run("topdown", ctx)
+    by_body = {e.body: e for e in trajectory}
+    for e in trajectory:
+        for parent_body, parent in by_body.items():
+            if set(parent_body) < set(e.body):
+                assert e.coverage.issubset(parent.coverage)
