@@ -62,7 +62,7 @@ def test_budget_is_never_exceeded(
 def test_every_evaluated_clause_is_legal_and_correctly_counted(
     trains: tuple[Task, NativeBackend], name: str
 ) -> None:
-    task, backend = trains
+    _task, backend = trains
     ctx = context(trains, 300)
     for e in run(name, ctx):
         assert ctx.refiner.is_legal(e.body)
@@ -94,7 +94,7 @@ def test_rrr_restarts_after_cutoff(trains: tuple[Task, NativeBackend]) -> None:
 def test_topdown_finds_the_best_clause_of_the_space(trains: tuple[Task, NativeBackend]) -> None:
     """With an ample budget, best-first search returns the best acceptable clause of length
     <= 4 in the whole bottom clause (enumerated here by brute force)."""
-    task, backend = trains
+    _task, backend = trains
     ctx = context(trains, 100_000)
     best = get_plugin_manager().make("search", "topdown", {"expand_zero_fp": True}).run(ctx)
     assert best is not None
@@ -125,7 +125,7 @@ def test_hillclimb_trajectory_improves_monotonically(trains: tuple[Task, NativeB
     assert best is search.trajectory[-1]
     assert search.trajectory[0].body == ()
     bodies = [set(e.body) for e in search.trajectory]
-    assert all(a < b and len(b) == len(a) + 1 for a, b in zip(bodies, bodies[1:], strict=False))
+    assert all(a < b and len(b) == len(a) + 1 for a, b in itertools.pairwise(bodies))
 
 
 def test_refinements_are_tested_on_the_parent_coverage_only(
