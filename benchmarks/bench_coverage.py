@@ -47,6 +47,7 @@ DATASETS: dict[str, tuple[Path, str | None, str]] = {
     # name: (path, stem, kind)
     "trains": (bundled_path("trains"), None, "facts"),
     "uwcse": (bundled_path("uwcse"), None, "facts"),
+    "imdb1": (SHARED / "imdb" / "prolog_ilpexp", "imdb1", "facts"),
     "imdb2": (SHARED / "imdb" / "prolog_ilpexp" / "imdb2", None, "facts"),
     "imdb3": (SHARED / "imdb" / "prolog_ilpexp" / "imdb3", None, "facts"),
     "webkb": (SHARED / "webkb" / "boostsrl_srlearn" / "webkb", None, "facts"),

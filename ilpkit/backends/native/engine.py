@@ -96,6 +96,7 @@ class NativeBackend(Backend):
         self._deadline: float | None = None
         self._components: dict[Clause, bool] = {}
         self._last_restriction: tuple[Bindings, Coverage, Bindings] | None = None
+        self._parent_requests: OrderedDict[Clause, int] = OrderedDict()
 
     # -- loading ------------------------------------------------------------------------------
     def _load(self, task: Task) -> None:
@@ -253,10 +254,16 @@ class NativeBackend(Backend):
         found = self._cached_parent(clause)
         if found is None:
             parent = Clause(clause.head, body[:-1])  # a prefix of a canonical clause is canonical
-            table = self._table(parent)
-            if table is None:  # too big to keep whole: evaluate this clause projected
+            # A parent asked for twice (a search refining it) is worth building whole; a
+            # one-off clause is cheaper evaluated projected.
+            asked = self._parent_requests.pop(parent, 0) + 1
+            self._parent_requests[parent] = asked
+            if len(self._parent_requests) > 100_000:
+                self._parent_requests.popitem(last=False)
+            table = self._table(parent) if asked >= 2 else None
+            if table is None:
                 start = self._head_table(clause.head, among)
-                return self._projected(start, list(body)).covered()
+                return self._projected_cover(start, list(body))
             found = (table, body[-1])
         table, literal = found
         if among is not None:
@@ -364,6 +371,26 @@ class NativeBackend(Backend):
                 return self._chunked(table, literals[k:])
             table = grown
         return table.project(set())
+
+    def _projected_cover(self, table: Bindings, literals: list[Term]) -> Ids:
+        """Covered ids, evaluating left to right with only the live variables kept (rows
+        that differ only in dead variables merged), the last literal by a semi-join."""
+        last = len(literals) - 1
+        for k, lit in enumerate(literals):
+            if len(table) == 0:
+                return _EMPTY
+            keep = {v for t in literals[k:] for v in iter_vars(t)}
+            if any(v not in keep for v in table.cols):
+                table = table.project(keep)
+            if k == last:
+                return self._semi(table, lit)
+            grown = self._literal(table, lit, literals[k + 1 :])
+            if grown is None and len(table) == 1:
+                grown = self._literal(table, lit, literals[k + 1 :], force=True)
+            if grown is None:
+                return self._chunked(table, literals[k:]).covered()
+            table = grown
+        return table.covered()
 
     def _chunked(self, table: Bindings, literals: list[Term]) -> Bindings:
         parts = []
