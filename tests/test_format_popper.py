@@ -251,7 +251,7 @@ def test_a_number_as_a_background_clause(tmp_path: Path) -> None:
             "exs.pl": "pos(f(a)).\n",
         },
     )
-    with pytest.raises(DataError, match=r"bk\.pl:2:1: expected a fact or rule"):
+    with pytest.raises(DataError, match=r"bk\.pl:2:1: 8 cannot be the head of a clause"):
         FMT.load(tmp_path)
 
 

@@ -234,10 +234,8 @@ def _is_swi_style(path: Path) -> bool:
             head = handle.read(1 << 16)
     except OSError:
         return False
-    return (
-        (bool(_SWI_MARKER.search(head))
-        and b"begin_in_pos" in head)
-        or (b"begin_bg" in head and b"begin_in_pos" in _tail(path))
+    return (bool(_SWI_MARKER.search(head)) and b"begin_in_pos" in head) or (
+        b"begin_bg" in head and b"begin_in_pos" in _tail(path)
     )
 
 

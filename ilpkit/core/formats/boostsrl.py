@@ -75,6 +75,7 @@ from ilpkit.core.errors import (
     PrologSyntaxError,
     SourceLocation,
 )
+from ilpkit.core.formats.writer import write_lines
 from ilpkit.core.reader import PrologReader, ReadTerm
 from ilpkit.core.task import NEG, POS, ExampleBuilder, Program, SourcedTerm, Task
 from ilpkit.core.terms import (
@@ -1274,11 +1275,7 @@ class BoostSRLFormat:
 
     @staticmethod
     def _write(path: Path, lines: Iterable[str]) -> Path:
-        with open(path, "w", encoding="utf-8") as handle:
-            for line in lines:
-                handle.write(line)
-                handle.write("\n")
-        return path
+        return write_lines(path, lines)
 
     def _write_examples(self, task: Task, folder: Path, prefix: str, fold: int) -> list[Path]:
         ex = task.examples

@@ -50,6 +50,7 @@ from typing import Final, Literal
 from ilpkit.core.bias import Bias, Mode, Settings, parse_mode, value_to_term
 from ilpkit.core.errors import BiasError, DataError, FormatError, SourceLocation
 from ilpkit.core.formats.prolog_source import SourceLoader
+from ilpkit.core.formats.writer import write_lines
 from ilpkit.core.reader import OperatorTable, PrologReader
 from ilpkit.core.task import NEG, POS, UNLABELED, Program, SourcedClause, Task
 from ilpkit.core.terms import (
@@ -457,19 +458,7 @@ def _require_bk(folder: Path, files: list[Path]) -> list[Path]:
 
 
 def _load_background(loader: SourceLoader, path: Path) -> None:
-    """Load a bk file; a clause like ``8.`` makes the shared loader raise TypeError, which
-    becomes a DataError at the clause's line."""
-    try:
-        loader.load_file(path, "background")
-    except TypeError as exc:
-        for rt in PrologReader().read_file(path):
-            head = Clause.from_term(rt.term).head
-            if not (type(head) is Struct or (type(head) is Const and isinstance(head.value, str))):
-                where = rt.location
-                raise DataError(
-                    f"{where}: expected a fact or rule, got {to_prolog(rt.term)}"
-                ) from None
-        raise DataError(f"{path}: {exc}") from None
+    loader.load_file(path, "background")
 
 
 def _dedupe_program(program: Program) -> None:
@@ -589,15 +578,6 @@ def _bk_lines(task: Task) -> list[str]:
     return lines
 
 
-def _write_lines(path: Path, lines: Iterable[str]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as handle:
-        for line in lines:
-            handle.write(line)
-            handle.write("\n")
-    return path
-
-
 class PopperFormat:
     """Popper's ``bk.pl``/``exs.pl``/``bias.pl`` (see the module docstring)."""
 
@@ -666,11 +646,11 @@ class PopperFormat:
             raise FormatError("some examples have a fold and others not; cannot write folds")
         dest = Path(dest)
         written = [
-            _write_lines(dest / "bias.pl", _bias_lines(task.bias)),
-            _write_lines(dest / "bk.pl", _bk_lines(task)),
+            write_lines(dest / "bias.pl", _bias_lines(task.bias)),
+            write_lines(dest / "bk.pl", _bk_lines(task)),
         ]
         if not assigned.any():
-            written.append(_write_lines(dest / "exs.pl", _example_lines(task, -1)))
+            written.append(write_lines(dest / "exs.pl", _example_lines(task, -1)))
             return written
         for i, name in enumerate(task.fold_names):
             parts = name.split("/")
@@ -679,7 +659,7 @@ class PopperFormat:
                     f"fold name {name!r} would read back as a separate task; Popper folds must "
                     "be named train, test, tune, dev, valid, foldN or splitN"
                 )
-            written.append(_write_lines(dest.joinpath(*parts, "exs.pl"), _example_lines(task, i)))
+            written.append(write_lines(dest.joinpath(*parts, "exs.pl"), _example_lines(task, i)))
         return written
 
 

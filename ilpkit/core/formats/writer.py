@@ -9,12 +9,14 @@ from ilpkit.core.bias import Bias
 from ilpkit.core.terms import Clause, Struct, clause_to_prolog, to_prolog
 
 
-def write_lines(path: Path, lines: Iterable[str]) -> None:
-    """Write ``lines`` (one clause each) as UTF-8 with a trailing newline."""
+def write_lines(path: Path, lines: Iterable[str]) -> Path:
+    """Write ``lines`` (one clause each) as UTF-8 with a trailing newline; returns ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as handle:
         for line in lines:
             handle.write(line)
             handle.write("\n")
+    return path
 
 
 def write_clauses(clauses: Iterable[Clause]) -> list[str]:
