@@ -324,6 +324,47 @@ class Task:
         }
 
 
+def stratified_folds(task: Task, k: int, seed: int = 0) -> Task:
+    """``task`` with its examples assigned to ``k`` folds, stratified by label.
+
+    Each label's examples are shuffled with ``seed`` and dealt round-robin, so fold sizes per
+    label differ by at most one and the same seed always gives the same folds.  Existing fold
+    assignments are replaced (the data's own folds are kept in ``Task.notes``).
+    """
+    if k < 2:
+        raise DataError(f"stratified folds need k >= 2, got {k}")
+    ex = task.examples
+    folds = np.full(len(ex), -1, dtype=np.int32)
+    rng = np.random.default_rng(seed)
+    for label in (POS, NEG, UNLABELED):
+        ids = ex.ids_with_label(label)
+        if len(ids) == 0:
+            continue
+        shuffled = rng.permutation(ids)
+        folds[shuffled] = np.arange(len(shuffled)) % k
+    n_pos = len(ex.positives)
+    if n_pos < k:
+        raise DataError(f"{task.name}: {n_pos} positive examples cannot fill {k} stratified folds")
+    notes = list(task.notes)
+    if task.fold_names:
+        notes.append(
+            f"the data's folds ({', '.join(task.fold_names)}) replaced by {k} "
+            f"stratified folds (seed {seed})"
+        )
+    return Task(
+        name=task.name,
+        format=task.format,
+        program=task.program,
+        examples=Examples(ex.atoms, ex.labels, ex.weights, folds, ex.locations),
+        bias=task.bias,
+        fold_names=[f"fold{i}" for i in range(k)],
+        sources=task.sources,
+        directives=task.directives,
+        warnings=task.warnings,
+        notes=notes,
+    )
+
+
 def _show(value: object) -> object:
     if isinstance(value, float) and value == float("inf"):
         return "inf"
