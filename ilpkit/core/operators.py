@@ -38,7 +38,7 @@ INFIX_OPS: Final[dict[str, tuple[int, str]]] = {
     ">:<": (700, "xfx"),
     ":<": (700, "xfx"),
     "as": (700, "xfx"),
-    ":": (200, "xfy"),
+    ":": (600, "xfy"),
     "+": (500, "yfx"),
     "-": (500, "yfx"),
     "/\\": (500, "yfx"),
@@ -57,7 +57,7 @@ INFIX_OPS: Final[dict[str, tuple[int, str]]] = {
     "**": (200, "xfx"),
     "^": (200, "xfy"),
 }
-# ":" is 200 xfy in SWI-Prolog (module qualification binds tightly).
+# ":" (module qualification) is 600 xfy in SWI-Prolog: lists:append(X), and a:b+c is a:(b+c).
 
 PREFIX_OPS: Final[dict[str, tuple[int, str]]] = {
     ":-": (1200, "fx"),

@@ -20,7 +20,8 @@ the broken clause and goes on, and at the end a single :class:`PrologSyntaxError
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -121,8 +122,28 @@ class _NeedMore(Exception):
 _SYMBOL_CLASS = r"[+\-*/\\^<>=~:.?@#&$]"
 _LAYOUT_RE: Final = re.compile(r"(?:\s+|%[^\n]*)+")
 _NAME_RE: Final = re.compile(r"[^\W\dA-Z_]\w*")
-_VAR_RE: Final = re.compile(r"[A-Z_]\w*")
+_VAR_RE: Final = re.compile(r"[^\W\d]\w*")  # after "_" or an uppercase letter
 _SYMBOL_RE: Final = re.compile(_SYMBOL_CLASS + "+")
+_SYMBOL_CHARS: Final = std_ops.SYMBOL_CHARS
+
+
+_WORD_RE: Final = re.compile(r"\w*")
+
+
+def _word_end(text: str, end: int) -> int:
+    """Extend a name over combining marks: decomposed "a" + U+0301 is one letter."""
+    while end < len(text) and text[end] > "\x7f" and unicodedata.category(text[end])[0] == "M":
+        m = _WORD_RE.match(text, end + 1)
+        assert m
+        end = m.end()
+    return end
+
+
+def _is_unicode_symbol(c: str) -> bool:
+    """Non-ASCII symbols and punctuation are symbol characters, as in SWI-Prolog ("±", "→")."""
+    return c > "\x7f" and unicodedata.category(c)[0] in "SP"
+
+
 _NUMBER_RE: Final = re.compile(
     r"""
     0'(?P<code>\\.|''|[^\\'\n]|'(?!'))     # character code 0'c
@@ -143,7 +164,6 @@ _SIMPLE_ESCAPES: Final = {
     "b": "\b",
     "f": "\f",
     "v": "\v",
-    "0": "\0",
     "\\": "\\",
     "'": "'",
     '"': '"',
@@ -151,6 +171,17 @@ _SIMPLE_ESCAPES: Final = {
     "e": "\x1b",
     "s": " ",
 }
+
+
+# Python's int() refuses longer decimal strings (sys.get_int_max_str_digits()).
+_MAX_INT_DIGITS: Final = 4300
+
+
+def _code_char(code: int, pos: int) -> str:
+    """The character of an escape's code point, or a syntax error beyond Unicode."""
+    if code > 0x10FFFF:
+        raise _SyntaxErr(pos, f"character code {code:#x} in escape is beyond Unicode (0x10ffff)")
+    return chr(code)
 
 
 class _Tokenizer:
@@ -163,6 +194,8 @@ class _Tokenizer:
     def skip_layout(self, pos: int) -> int:
         text = self.text
         n = len(text)
+        if pos == 0 and text.startswith("\ufeff"):  # byte-order mark
+            pos = 1
         while pos < n:
             m = _LAYOUT_RE.match(text, pos)
             if m:
@@ -204,19 +237,18 @@ class _Tokenizer:
     def _next(self, pos: int, layout: bool) -> tuple[Token, int]:
         text = self.text
         c = text[pos]
-        if c.isdigit():
+        if c.isdecimal():  # what _NUMBER_RE's \d matches (not "²", which isdigit())
             return self._number(pos, layout)
-        if c == "_" or "A" <= c <= "Z":
+        if c == "_" or (c.isupper() and c.isalpha()):  # "Élan" is a variable, as in SWI-Prolog
             m = _VAR_RE.match(text, pos)
             assert m
-            return Token(VAR, m.group(), pos, layout), m.end()
-        if c.isalpha():
+            end = _word_end(text, m.end())
+            return Token(VAR, text[pos:end], pos, layout), end
+        if c.isalpha():  # any other letter starts an atom, as the regex checks
             m = _NAME_RE.match(text, pos)
-            if m:
-                return Token(NAME, m.group(), pos, layout), m.end()
-            m = _VAR_RE.match(text, pos) or re.compile(r"\w+").match(text, pos)
             assert m
-            return Token(VAR, m.group(), pos, layout), m.end()
+            end = _word_end(text, m.end())
+            return Token(NAME, text[pos:end], pos, layout), end
         if c in "()[]{},|":
             if c == "|" and text.startswith("||", pos):
                 return Token(NAME, "||", pos, layout), pos + 2
@@ -241,15 +273,18 @@ class _Tokenizer:
             if text[nxt].isspace() or text[nxt] == "%":
                 return Token(END, ".", pos, layout), nxt
         m = _SYMBOL_RE.match(text, pos)
-        if m:
-            sym = m.group()
+        if m or _is_unicode_symbol(c):
+            end = m.end() if m else pos
+            while end < len(text) and (text[end] in _SYMBOL_CHARS or _is_unicode_symbol(text[end])):
+                end += 1
+            sym = text[pos:end]
             # A symbol run that contains "/*" stops before it (a comment starts there).
             cut = sym.find("/*")
             if cut > 0:
                 sym = sym[:cut]
             return Token(NAME, sym, pos, layout), pos + len(sym)
-        if c == "\ufeff" and pos == 0:  # byte-order mark
-            return self._next(pos + 1, layout)
+        if c > "\x7f" and unicodedata.category(c) == "No":  # "½": a solo atom in SWI-Prolog
+            return Token(NAME, c, pos, layout), pos + 1
         raise _SyntaxErr(pos, f"unexpected character {c!r}")
 
     def _number(self, pos: int, layout: bool) -> tuple[Token, int]:
@@ -261,7 +296,8 @@ class _Tokenizer:
             if code == "''":
                 return Token(INT, 39, pos, layout), end
             if code.startswith("\\"):
-                value, _ = self._escape(pos + 2, pos)
+                # The escape may run past the regex match: 0'\x41\ or 0'\101\.
+                value, end = self._escape(pos + 2, pos)
                 return Token(INT, ord(value), pos, layout), end
             return Token(INT, ord(code), pos, layout), end
         if m.group("hex"):
@@ -277,7 +313,10 @@ class _Tokenizer:
             if text.endswith("NaN"):
                 return Token(FLOAT, float("nan"), pos, layout), end
             return Token(FLOAT, float(text), pos, layout), end
-        return Token(INT, int(m.group("int")), pos, layout), end
+        digits = m.group("int")
+        if len(digits) > _MAX_INT_DIGITS:
+            raise _SyntaxErr(pos, f"integer with more than {_MAX_INT_DIGITS} digits")
+        return Token(INT, int(digits), pos, layout), end
 
     def _escape(self, pos: int, start: int) -> tuple[str, int]:
         """Decode the escape sequence whose backslash is at ``pos``."""
@@ -291,17 +330,17 @@ class _Tokenizer:
             m = re.compile(r"x([0-9a-fA-F]+)\\?").match(text, pos + 1)
             if not m:
                 raise _SyntaxErr(pos, "bad hexadecimal escape (expected \\xHH..\\)")
-            return chr(int(m.group(1), 16)), m.end()
+            return _code_char(int(m.group(1), 16), pos), m.end()
         if c in "01234567":
             m = re.compile(r"([0-7]+)\\?").match(text, pos + 1)
             assert m
-            return chr(int(m.group(1), 8)), m.end()
+            return _code_char(int(m.group(1), 8), pos), m.end()
         if c == "u" or c == "U":
             width = 4 if c == "u" else 8
             digits = text[pos + 2 : pos + 2 + width]
             if len(digits) != width or not all(d in "0123456789abcdefABCDEF" for d in digits):
                 raise _SyntaxErr(pos, f"bad unicode escape (expected \\{c} and {width} hex digits)")
-            return chr(int(digits, 16)), pos + 2 + width
+            return _code_char(int(digits, 16), pos), pos + 2 + width
         if c == "\n":
             return "", pos + 2
         raise _SyntaxErr(pos, f"unknown escape sequence '\\{c}'")
@@ -448,7 +487,7 @@ class _Parser:
     def parse_primary(self, max_prec: int) -> tuple[Term, int]:
         tok = self.advance()
         kind = tok.kind
-        if kind == INT or kind == FLOAT:
+        if kind in (INT, FLOAT):
             return Const(tok.value), 0  # type: ignore[arg-type]
         if kind == VAR:
             name = str(tok.value)
@@ -519,12 +558,7 @@ class _Parser:
             self.i += 1
             return Struct(name, self.parse_arglist()), 0
         # Negative numeric literal: "-" immediately followed by a number.
-        if (
-            name == "-"
-            and not quoted
-            and nxt.kind in (INT, FLOAT)
-            and not nxt.layout_before
-        ):
+        if name == "-" and not quoted and nxt.kind in (INT, FLOAT) and not nxt.layout_before:
             self.i += 1
             return Const(-nxt.value), 0  # type: ignore[operator]
         if not quoted and name in self.ops.prefix and not self.is_term_end(nxt):
@@ -555,8 +589,12 @@ class _Parser:
             if name in self.ops.infix and name not in self.ops.prefix:
                 nxt = self.tokens[self.i + 1] if self.i + 1 < len(self.tokens) else None
                 # "- (" would be an operand; "- = x" is the atom '-' on the left of '='.
-                return not (nxt is not None and nxt.kind == PUNCT and nxt.value == "(" and
-                            not nxt.layout_before)
+                return not (
+                    nxt is not None
+                    and nxt.kind == PUNCT
+                    and nxt.value == "("
+                    and not nxt.layout_before
+                )
         return False
 
 
@@ -564,36 +602,76 @@ class _Parser:
 # Fast path for simple ground facts
 # --------------------------------------------------------------------------------------------
 
-_ARG = r"(?:[a-z][A-Za-z0-9_]*|-?\d+(?:\.\d+(?:[eE][+-]?\d+)?)?|'[^'\\\n]*')"
+# Integers are bounded so that int() cannot fail; longer ones take the slow path (an error).
+_ARG = rf"(?:[a-z][A-Za-z0-9_]*|-?\d{{1,{_MAX_INT_DIGITS}}}(?:\.\d+(?:[eE][+-]?\d+)?)?|'[^'\\\n]*')"
+# A simple fact on one line, after any whitespace: name(arg, ...).  Group 1 is the name,
+# group 2 the arguments.  Facts over several lines, or after a comment, take the slow path
+# (comments are skipped there, and the fast path is tried again after them).
 _FACT_RE: Final = re.compile(
-    r"([a-z][A-Za-z0-9_]*)\(\s*(" + _ARG + r"(?:\s*,\s*" + _ARG + r")*)\s*\)\s*\.(?=\s|%|$)"
+    r"\s*([a-z][A-Za-z0-9_]*)\([ \t]*("
+    + _ARG
+    + r"(?:[ \t]*,[ \t]*"
+    + _ARG
+    + r")*)[ \t]*\)[ \t]*\.(?=\s|%|$)"
 )
 # pos(f(a, b)). -- the example files of ilp-experiments and Popper wrap every atom once.
 _WRAPPED_FACT_RE: Final = re.compile(
-    r"([a-z][A-Za-z0-9_]*)\(\s*([a-z][A-Za-z0-9_]*)\(\s*("
+    r"\s*([a-z][A-Za-z0-9_]*)\([ \t]*([a-z][A-Za-z0-9_]*)\([ \t]*("
     + _ARG
-    + r"(?:\s*,\s*"
+    + r"(?:[ \t]*,[ \t]*"
     + _ARG
-    + r")*)\s*\)\s*\)\s*\.(?=\s|%|$)"
+    + r")*)[ \t]*\)[ \t]*\)[ \t]*\.(?=\s|%|$)"
 )
-_SPLIT_RE: Final = re.compile(r"\s*,\s*")
-_INT_RE: Final = re.compile(r"-?\d+\Z")
+_ARG_RE: Final = re.compile(_ARG)
+
+
+def _arg_texts(args: str) -> list[str]:
+    """The argument texts of a fast-path match, possibly with blanks around them.
+
+    A plain split on ',' unless a quoted atom (which may contain a comma) is present.
+    """
+    return _ARG_RE.findall(args) if "'" in args else args.split(",")
+
+
+# The constant cache is emptied between chunks once it holds more entries than this: data
+# files with millions of distinct identifiers would otherwise keep one entry per identifier.
+_MAX_CACHED_CONSTANTS: Final = 100_000
 
 
 class _ConstCache(dict[str, Const]):
-    """Interns constants by their source text (``1`` and ``1.0`` stay distinct)."""
+    """Interns constants by their source text (``1`` and ``1.0`` stay distinct).
+
+    Keys are argument texts as the fast path splits them, possibly with blanks around
+    (``" b"``): stripping them first would cost every argument more than the odd extra entry.
+    """
 
     def __missing__(self, text: str) -> Const:
-        c = text[0]
+        bare = text.strip()
+        c = bare[0]
         if c == "'":
-            value: str | int | float = text[1:-1]
+            value: str | int | float = bare[1:-1]
         elif c == "-" or c.isdigit():
-            value = int(text) if _INT_RE.match(text) else float(text)
+            # _ARG's numbers: a float has a '.', an integer has none.
+            value = float(bare) if "." in bare else int(bare)
         else:
-            value = text
-        const = Const(value)
-        self[text] = const
+            value = bare
+        const = self[text] = Const(value)
         return const
+
+
+_new_object = object.__new__
+_set_rt_term: Final[Callable[[ReadTerm, Term], None]] = ReadTerm.__dict__["term"].__set__
+_set_rt_file: Final[Callable[[ReadTerm, str], None]] = ReadTerm.__dict__["file"].__set__
+_set_rt_line: Final[Callable[[ReadTerm, int], None]] = ReadTerm.__dict__["line"].__set__
+
+
+def _read_term(term: Term, file: str, line: int) -> ReadTerm:
+    """``ReadTerm(term, file, line)`` in half the time of the frozen dataclass's __init__."""
+    rt = _new_object(ReadTerm)
+    _set_rt_term(rt, term)
+    _set_rt_file(rt, file)
+    _set_rt_line(rt, line)
+    return rt
 
 
 # --------------------------------------------------------------------------------------------
@@ -633,7 +711,8 @@ class PrologReader:
     def read_term(self, text: str, name: str = "<string>") -> Term:
         """Exactly one term (the final '.' is optional)."""
         stripped = text.strip()
-        if not stripped.endswith(".") or stripped.endswith(".."):
+        # A '.' glued to symbol characters ("..", "=.") is part of a symbol atom, not an end.
+        if not stripped.endswith(".") or stripped[-2:-1] in std_ops.SYMBOL_CHARS:
             stripped += " ."
         terms = [rt.term for rt in self.read_text(stripped + "\n", name)]
         if len(terms) != 1:
@@ -644,20 +723,50 @@ class PrologReader:
     def _read_lines(self, chunks: Iterator[str], name: str) -> Iterator[ReadTerm]:
         errors: list[tuple[SourceLocation, str]] = []
         truncated = False
+        # The unread rest of a chunk is carried over from the start of its line (so that columns
+        # in error messages stay right); carry_skip is the part of that line already read.
         carry = ""
+        carry_skip = 0
         carry_line = 1  # line number of the first character of carry
         pending = next(chunks, None)
         while pending is not None:
             following = next(chunks, None)
             text = carry + pending
             final = following is None
-            pos, line = 0, carry_line
+            pos, line = carry_skip, carry_line
             tokenizer = _Tokenizer(text, final)
             n = len(text)
             fact_match = _FACT_RE.match
             wrapped_match = _WRAPPED_FACT_RE.match
-            consts = self._consts
+            if len(self._consts) > _MAX_CACHED_CONSTANTS:
+                self._consts.clear()  # bound memory when constants rarely repeat
+            const = self._consts.__getitem__
+            count = text.count
+            new_read_term = _read_term
             while True:
+                # Fast path: a simple ground fact, possibly after whitespace.  The fact itself
+                # is on one line, so the newlines of the match are those before it.
+                m = fact_match(text, pos)
+                if m is not None:
+                    end = m.end()
+                    if end < n or final:
+                        functor, args = m.groups()
+                        parts = args.split(",") if "'" not in args else _ARG_RE.findall(args)
+                        line += count("\n", pos, end)
+                        yield new_read_term(Struct(functor, tuple(map(const, parts))), name, line)
+                        pos = end
+                        continue
+                m = wrapped_match(text, pos)
+                if m is not None:
+                    end = m.end()
+                    if end < n or final:
+                        functor, inner_functor, args = m.groups()
+                        inner = Struct(inner_functor, tuple(map(const, _arg_texts(args))))
+                        line += count("\n", pos, end)
+                        yield new_read_term(Struct(functor, (inner,)), name, line)
+                        pos = end
+                        continue
+                # Layout and comments; after them, the fast path may apply again.
                 try:
                     start = tokenizer.skip_layout(pos)
                 except _NeedMore:
@@ -665,34 +774,21 @@ class PrologReader:
                 except _SyntaxErr as err:
                     errors.append(self._loc(err, text, pos, line, name))
                     start = n
-                line += text.count("\n", pos, start)
-                pos = start
+                if start > pos:
+                    line += count("\n", pos, start)
+                    pos = start
+                    continue
                 if pos >= n:
                     break
-                m = fact_match(text, pos)
-                if m is not None and (m.end() < n or final):
-                    args = tuple(consts[a] for a in _SPLIT_RE.split(m.group(2)))
-                    yield ReadTerm(Struct(m.group(1), args), name, line)
-                    newpos = m.end()
-                    line += text.count("\n", pos, newpos)
-                    pos = newpos
-                    continue
-                m = wrapped_match(text, pos)
-                if m is not None and (m.end() < n or final):
-                    args = tuple(consts[a] for a in _SPLIT_RE.split(m.group(3)))
-                    inner = Struct(m.group(2), args)
-                    yield ReadTerm(Struct(m.group(1), (inner,)), name, line)
-                    newpos = m.end()
-                    line += text.count("\n", pos, newpos)
-                    pos = newpos
-                    continue
                 try:
                     tokens, end = tokenizer.clause_tokens(pos)
                 except _NeedMore:
                     break
                 except _SyntaxErr as err:
-                    errors.append(self._loc(err, text, pos, line, name))
                     end = _skip_to_clause_end(text, err.pos)
+                    if end >= n and not final:
+                        break  # the clause's end is in the next chunk: retry with it
+                    errors.append(self._loc(err, text, pos, line, name))
                     line += text.count("\n", pos, end)
                     pos = end
                     if len(errors) >= self.max_errors:
@@ -700,18 +796,32 @@ class PrologReader:
                         break
                     continue
                 if tokens:
+                    parser = _Parser(tokens, self.ops, self.double_quotes)
                     try:
-                        term = _Parser(tokens, self.ops, self.double_quotes).parse_clause()
+                        term = parser.parse_clause()
                     except _SyntaxErr as err:
                         errors.append(self._loc(err, text, pos, line, name))
+                    except RecursionError:
+                        deep = tokens[min(parser.i, len(tokens) - 1)].pos
+                        too_deep = _SyntaxErr(
+                            deep,
+                            "term nested too deeply to read (split it up, or raise "
+                            "sys.setrecursionlimit)",
+                        )
+                        errors.append(self._loc(too_deep, text, pos, line, name))
                     except IndexError:
                         errors.append(
-                            self._loc(_SyntaxErr(tokens[-1].pos, "unexpected end of clause"),
-                                      text, pos, line, name)
+                            self._loc(
+                                _SyntaxErr(tokens[-1].pos, "unexpected end of clause"),
+                                text,
+                                pos,
+                                line,
+                                name,
+                            )
                         )
                     else:
                         self._directive_effects(term)
-                        yield ReadTerm(term, name, line)
+                        yield new_read_term(term, name, line)
                     if len(errors) >= self.max_errors:
                         truncated = True
                         break
@@ -719,7 +829,9 @@ class PrologReader:
                 pos = end
             if truncated:
                 break
-            carry = text[pos:]
+            line_start = text.rfind("\n", 0, pos) + 1
+            carry = text[line_start:]
+            carry_skip = pos - line_start
             carry_line = line
             pending = following
         if errors:
@@ -744,16 +856,18 @@ class PrologReader:
             if type(p) is Const and isinstance(p.value, int) and type(kind) is Const:
                 items: Iterable[Term] = [names]
                 if type(names) is Struct and names.name == ".":
-
                     items = list_items(names)[0]
                 for item in items:
                     if type(item) is Const and isinstance(item.value, str):
                         self.ops.add(p.value, str(kind.value), item.value)
         elif goal.name == "set_prolog_flag" and len(goal.args) == 2:
             flag, value = goal.args
-            if flag == Const("double_quotes") and type(value) is Const:
-                if value.value in ("codes", "chars", "atom", "string"):
-                    self.double_quotes = str(value.value)
+            if (
+                flag == Const("double_quotes")
+                and type(value) is Const
+                and value.value in ("codes", "chars", "atom", "string")
+            ):
+                self.double_quotes = str(value.value)
 
 
 def _skip_to_clause_end(text: str, pos: int) -> int:

@@ -16,7 +16,7 @@ each other compare and hash equal.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Final, TypeAlias
 
 from ilpkit.core import operators as ops
@@ -64,13 +64,15 @@ class Const:
     ``Const(True)`` is refused (booleans are not Prolog constants).
     """
 
-    __slots__ = ("value",)
+    __slots__ = ("_hash", "value")
     value: ConstValue
+    _hash: int
 
     def __init__(self, value: ConstValue) -> None:
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             raise TypeError(f"Const needs str, int or float, got {type(value).__name__}")
-        object.__setattr__(self, "value", value)
+        _set_const_value(self, value)
+        _set_const_hash(self, hash((type(value).__name__, value)))
 
     def __setattr__(self, key: str, value: object) -> None:
         raise AttributeError("terms are immutable")
@@ -87,7 +89,7 @@ class Const:
         )
 
     def __hash__(self) -> int:
-        return hash((type(self.value).__name__, self.value))
+        return self._hash
 
     def __repr__(self) -> str:
         return f"Const({self.value!r})"
@@ -139,9 +141,9 @@ class Struct:
         args_t = tuple(args)
         if not args_t:
             raise ValueError(f"compound term {name!r} needs at least one argument; use Const")
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "args", args_t)
-        object.__setattr__(self, "_hash", hash((name, args_t)))
+        _set_struct_name(self, name)
+        _set_struct_args(self, args_t)
+        _set_struct_hash(self, hash((name, args_t)))
 
     def __setattr__(self, key: str, value: object) -> None:
         raise AttributeError("terms are immutable")
@@ -157,12 +159,22 @@ class Struct:
     def __eq__(self, other: object) -> bool:
         if self is other:
             return True
-        return (
-            type(other) is Struct
-            and other._hash == self._hash
-            and other.name == self.name
-            and other.args == self.args
-        )
+        if type(other) is not Struct or other._hash != self._hash:
+            return False
+        # Iterative, so long lists (deep '.'/2 spines) do not hit the recursion limit.
+        stack: list[tuple[Struct, Struct]] = [(self, other)]
+        while stack:
+            a, b = stack.pop()
+            if a.name != b.name or len(a.args) != len(b.args) or a._hash != b._hash:
+                return False
+            for x, y in zip(a.args, b.args, strict=True):
+                if x is y:
+                    continue
+                if type(x) is Struct and type(y) is Struct:
+                    stack.append((x, y))
+                elif x != y:
+                    return False
+        return True
 
     def __hash__(self) -> int:
         return self._hash
@@ -179,6 +191,15 @@ class Struct:
 
 Term: TypeAlias = Var | Const | Str | Struct
 """Any Prolog term."""
+
+# The slots' own setters: faster than object.__setattr__ for the two most created classes.
+_set_const_value: Final[Callable[[Const, ConstValue], None]] = Const.__dict__["value"].__set__
+_set_const_hash: Final[Callable[[Const, int], None]] = Const.__dict__["_hash"].__set__
+_set_struct_name: Final[Callable[[Struct, str], None]] = Struct.__dict__["name"].__set__
+_set_struct_args: Final[Callable[[Struct, tuple[Term, ...]], None]] = Struct.__dict__[
+    "args"
+].__set__
+_set_struct_hash: Final[Callable[[Struct, int], None]] = Struct.__dict__["_hash"].__set__
 
 Literal: TypeAlias = Const | Struct
 """A goal or atom: a callable term (an atom constant or a compound)."""
@@ -237,11 +258,13 @@ def is_ground(term: Term) -> bool:
 
 def iter_vars(term: Term) -> Iterator[Var]:
     """Variables of ``term`` in depth-first, left-to-right order (with repeats)."""
-    if type(term) is Var:
-        yield term
-    elif type(term) is Struct:
-        for arg in term.args:
-            yield from iter_vars(arg)
+    stack: list[Term] = [term]
+    while stack:
+        t = stack.pop()
+        if type(t) is Var:
+            yield t
+        elif type(t) is Struct:
+            stack.extend(reversed(t.args))
 
 
 def term_vars(terms: Iterable[Term]) -> list[Var]:
@@ -255,11 +278,17 @@ def term_vars(terms: Iterable[Term]) -> list[Var]:
 
 def substitute(term: Term, mapping: Mapping[Var, Term]) -> Term:
     """Replace variables by ``mapping`` (variables not in it are kept)."""
-    if type(term) is Var:
-        return mapping.get(term, term)
-    if type(term) is Struct:
-        return Struct(term.name, tuple(substitute(a, mapping) for a in term.args))
-    return term
+    # The chain of last arguments (a list's spine, a right-nested conjunction) is walked in a
+    # loop, so long lists do not hit the recursion limit; other arguments recurse.
+    spine: list[Struct] = []
+    while type(term) is Struct:
+        spine.append(term)
+        term = term.args[-1]
+    result = mapping.get(term, term) if type(term) is Var else term
+    for s in reversed(spine):
+        args = tuple(substitute(a, mapping) for a in s.args[:-1])
+        result = Struct(s.name, (*args, result))
+    return result
 
 
 def conjunction(goals: Iterable[Term]) -> Term:
@@ -456,8 +485,10 @@ def _float_text(value: float) -> str:
 
 
 def _is_var_name(name: str) -> bool:
-    return bool(name) and (name[0] == "_" or "A" <= name[0] <= "Z") and all(
-        c.isascii() and (c.isalnum() or c == "_") for c in name
+    return (
+        bool(name)
+        and (name[0] == "_" or "A" <= name[0] <= "Z")
+        and all(c.isascii() and (c.isalnum() or c == "_") for c in name)
     )
 
 
@@ -485,8 +516,12 @@ def to_prolog(term: Term, priority: int = 1200) -> str:
         return "{" + to_prolog(args[0], 1200) + "}"
     if len(args) == 2 and (op := ops.infix(name)) is not None:
         p, left_max, right_max = op
-        left = to_prolog(args[0], left_max)
-        right = to_prolog(args[1], right_max)
+        # Operator atoms as operands are always bracketed: unbracketed, a prefix operator
+        # would take the infix operator after it as its operand ("dynamic :- a").
+        left = _operand(args[0], left_max)
+        right = _operand(args[1], right_max)
+        if _absorbs(args[0], left, p):
+            left = f"({left})"
         if name == ",":
             text = f"{left},{right}"
         elif p < 700 and _is_symbol_atom(name) and _glue_safe(left, right):
@@ -504,7 +539,8 @@ def to_prolog(term: Term, priority: int = 1200) -> str:
         # "- 1" reads as -1 on some engines: operands starting with a digit, and operator
         # atoms, use functional notation instead.
         if not first.isdigit() and not _is_operator_atom(arg):
-            glue = _is_symbol_atom(name) and first not in ops.SYMBOL_CHARS and first != "("
+            # No glue before "(" (functional notation) or "{" (SWI-Prolog 7 reads -{a} as a dict).
+            glue = _is_symbol_atom(name) and first not in ops.SYMBOL_CHARS and first not in "({"
             text = f"{quote_atom(name)}{'' if glue else ' '}{operand}"
             return f"({text})" if p > priority else text
     inner = ",".join(to_prolog(a, 999) for a in args)
@@ -520,6 +556,22 @@ def _glue_safe(left: str, right: str) -> bool:
         and right[0] not in ops.SYMBOL_CHARS
         and right[0] != "("
     )
+
+
+def _operand(term: Term, priority: int) -> str:
+    """An operand of an infix operator; operator atoms are bracketed: ``(dynamic) :- a``."""
+    return to_prolog(term, 0 if _is_operator_atom(term) else priority)
+
+
+def _absorbs(term: Term, text: str, priority: int) -> bool:
+    """Whether ``text``, a prefix-operator term, would take an infix operator of ``priority``
+    after it into its operand: with '#' fy 500, "#a \\/ b" reads as #(a \\/ b)."""
+    if type(term) is not Struct or len(term.args) != 1:
+        return False
+    op = ops.prefix(term.name)
+    # Already bracketed, or written in functional notation "-(1)": nothing to absorb.
+    closed = text.startswith(("(", quote_atom(term.name) + "("))
+    return op is not None and op[1] >= priority and not closed
 
 
 def _is_operator_atom(term: Term) -> bool:
@@ -541,6 +593,9 @@ def _list_to_prolog(term: Term) -> str:
 def clause_to_prolog(clause: Clause) -> str:
     """``head :- b1, b2.`` (with the final full stop)."""
     if not clause.body:
-        return to_prolog(clause.head, 1199) + "."
-    body = ", ".join(to_prolog(g, 999) for g in clause.body)
-    return f"{to_prolog(clause.head, 1199)} :- {body}."
+        text = to_prolog(clause.head, 1199)
+    else:
+        body = ", ".join(_operand(g, 999) for g in clause.body)
+        text = f"{_operand(clause.head, 1199)} :- {body}"
+    # "- ." not "-.": a full stop glued to symbol characters would be part of the atom.
+    return text + (" ." if text[-1] in ops.SYMBOL_CHARS else ".")
