@@ -924,7 +924,7 @@ def _chunks(handle: object, name: str) -> Iterator[str]:
             line_no += len(lines)
             yield text.replace("\r\n", "\n")
     finally:
-        handle.close()  # type: ignore[attr-defined]
+        handle.close()
 
 
 def read_file(path: str | Path, **options: object) -> list[ReadTerm]:

@@ -507,7 +507,8 @@ def to_prolog(term: Term, priority: int = 1200) -> str:
         text = str(value) if isinstance(value, int) else _float_text(value)
         return f"({text})" if value < 0 and priority < 200 else text
     if t is Str:
-        return '"' + _escape(term.value, '"') + '"'  # type: ignore[union-attr]
+        assert isinstance(term, Str)
+        return '"' + _escape(term.value, '"') + '"'
     assert isinstance(term, Struct)
     name, args = term.name, term.args
     if name == "." and len(args) == 2:
