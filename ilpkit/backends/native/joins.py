@@ -103,12 +103,13 @@ def join_counts(
     """Match counts of a join on ``keys`` (variable, fact column): ``(key column, lo, counts,
     total)``, using the most selective key column for the index lookup."""
     key_var, key_col = max(keys, key=lambda vc: facts.distinct(vc[1]))
-    _, sorted_keys = facts.sorted_column(key_col)
-    probe = table.cols[key_var]
-    lo = np.searchsorted(sorted_keys, probe, "left")
-    hi = np.searchsorted(sorted_keys, probe, "right")
-    counts = (hi - lo).astype(np.int64)
-    return key_col, lo.astype(np.int64), counts, int(counts.sum())
+    starts = facts.key_starts(key_col)
+    top = len(starts) - 1  # ids >= top do not occur in the column
+    probe = np.minimum(table.cols[key_var], top)
+    lo = starts[probe]
+    hi = starts[np.minimum(probe + 1, top)]
+    counts = hi - lo
+    return key_col, lo, counts, int(counts.sum())
 
 
 def join(

@@ -64,6 +64,7 @@ class FactTable:
         data = np.array([[ident(a) for a in row] for row in rows], dtype=np.int64)
         self.data = data.reshape(len(rows), arity)
         self._sorted: dict[int, tuple[Ids, Ids]] = {}
+        self._starts: dict[int, Ids] = {}
         self._dict_index: dict[tuple[int, ...], dict[tuple[int, ...], list[int]]] = {}
         self._selections: OrderedDict[tuple[tuple[int, int], ...], FactTable] = OrderedDict()
         self._distinct: dict[int, int] = {}
@@ -75,6 +76,7 @@ class FactTable:
         table.arity = int(data.shape[1])
         table.data = data
         table._sorted = {}
+        table._starts = {}
         table._dict_index = {}
         table._selections = OrderedDict()
         table._distinct = {}
@@ -94,6 +96,18 @@ class FactTable:
             order = np.argsort(col, kind="stable")
             cached = self._sorted[i] = (order, col[order])
         return cached
+
+    def key_starts(self, i: int) -> Ids:
+        """``starts[v]``: where id ``v`` begins in the sorted column ``i`` (length max id + 2),
+        so a key lookup is two array gathers instead of two binary searches."""
+        starts = self._starts.get(i)
+        if starts is None:
+            _, keys = self.sorted_column(i)
+            top = int(keys[-1]) + 1 if len(keys) else 0
+            starts = np.searchsorted(keys, np.arange(top + 1, dtype=np.int64), "left")
+            starts = starts.astype(np.int64)
+            self._starts[i] = starts
+        return starts
 
     def distinct(self, i: int) -> int:
         n = self._distinct.get(i)

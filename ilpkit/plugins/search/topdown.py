@@ -5,10 +5,13 @@ Dissertation Table 2.3: keep an open list of evaluated clauses; repeatedly take 
 evaluate its refinements -- each adds one legal literal of the bottom clause (coverage tested
 on the parent's covered examples only).  The best acceptable clause seen is returned.
 
-Pruning (sound for every scorer, since a refinement covers a subset of its parent): a clause
-covering fewer than ``minpos`` positives is not expanded; a clause covering no negatives is
-not expanded either (specialising it cannot raise its precision), and neither is a clause at
-``clauselength``.  The same literal set reached in two orders is evaluated once.
+Pruning (a refinement covers a subset of its parent's examples): a clause covering fewer
+than ``minpos`` positives is not expanded; a clause covering no negatives is not expanded
+either (specialising it cannot raise its precision), and neither is a clause at
+``clauselength``; with ``prune_by_bound`` (default, as Aleph), a clause is not expanded when
+even a refinement keeping all its positives and no negatives could not beat the best clause
+found -- valid for scorers that grow with TP and shrink with FP and length (all built-in
+ones).  The same literal set reached in two orders is evaluated once.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ilpkit.core.coverage import Counts
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.search import BudgetExhausted, Evaluated, SearchContext, sort_key
 
@@ -34,6 +38,11 @@ class TopDownOptions(BaseModel):
     expand_zero_fp: bool = Field(
         default=False,
         description="Also refine clauses that cover no negatives (Aleph does not need to).",
+    )
+    prune_by_bound: bool = Field(
+        default=True,
+        description="Do not refine a clause whose best possible refinement (same positives, "
+        "no negatives) cannot beat the best clause found (Aleph's pruning).",
     )
 
 
@@ -60,7 +69,7 @@ class TopDown:
             self._push(open_list, root, next(tie))
             while open_list:
                 node = heapq.heappop(open_list)[2]
-                if not self._expandable(node, ctx):
+                if not self._expandable(node, ctx) or self._hopeless(node, best, ctx):
                     continue
                 for k in ctx.refiner.additions(node.body):
                     body = ctx.refiner.add(node.body, k)
@@ -82,6 +91,16 @@ class TopDown:
         if node.counts.fp == 0 and not self.options.expand_zero_fp and node.body:
             return False
         return ctx.refiner.can_grow(node.body)
+
+    def _hopeless(self, node: Evaluated, best: Evaluated | None, ctx: SearchContext) -> bool:
+        """Refinements cover subsets of ``node``'s examples and are longer, so for scorers
+        that grow with TP and shrink with FP and length, none scores above ``node``'s TP
+        with no FP at the next length -- if that cannot beat ``best``, skip the node."""
+        if best is None or not self.options.prune_by_bound:
+            return False
+        c = node.counts
+        bound = ctx.scorer.score(Counts(c.tp, 0.0, c.p, c.n), len(node.body) + 2)
+        return bound <= best.score
 
     def _push(
         self,
