@@ -85,3 +85,9 @@ def test_unsupported_types_are_refused() -> None:
         dumps({"b": b"x"})
     with pytest.raises(ValueError, match="keys must be strings"):
         dumps({1: 2})  # type: ignore[dict-item]
+
+
+def test_key_ending_in_a_newline_is_quoted() -> None:
+    # "$" in a regular expression also matches before a final newline: keys must not rely on it
+    data = {"0\n": {"": False}, "a\n": []}
+    assert tomllib.loads(dumps(data)) == data

@@ -91,7 +91,7 @@ KIND_CONTRACTS: Final[Mapping[PluginKind, str]] = {
 """What the factory of each kind of plugin must build."""
 
 _PLURAL: Final[Mapping[str, str]] = {"search": "searches"}
-_NAME_RE: Final = re.compile(r"^[a-z][a-z0-9_-]*$")
+_NAME_RE: Final = re.compile(r"[a-z][a-z0-9_-]*\Z")
 
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)

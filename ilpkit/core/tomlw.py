@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-_BARE_KEY: Final = re.compile(r"^[A-Za-z0-9_-]+$")
+_BARE_KEY: Final = re.compile(r"[A-Za-z0-9_-]+\Z")
 _ESCAPES: Final[Mapping[str, str]] = {
     "\\": "\\\\",
     '"': '\\"',
