@@ -676,16 +676,11 @@ def make_task(
 
 
 def load_bundled(name: str) -> Task:
-    """A bundled data set (only the Aleph format module is needed)."""
-    import ilpkit.core.formats as formats
+    """A bundled data set, in whatever format it is shipped."""
+    from ilpkit.core.formats import load_task
     from ilpkit.datasets import bundled_path
 
-    try:
-        return formats.load_task(bundled_path(name), format="aleph")
-    except ModuleNotFoundError:  # a sibling format module is not written yet
-        formats.FORMATS.clear()
-        formats._BUILTIN_FORMATS = ("aleph",)
-        return formats.load_task(bundled_path(name), format="aleph")
+    return load_task(bundled_path(name))
 
 
 def has_resolution_engine() -> bool:
