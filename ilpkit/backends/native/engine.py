@@ -374,7 +374,9 @@ class NativeBackend(Backend):
 
     def _projected_cover(self, table: Bindings, literals: list[Term]) -> Ids:
         """Covered ids, evaluating left to right with only the live variables kept (rows
-        that differ only in dead variables merged), the last literal by a semi-join."""
+        that differ only in dead variables merged), the last literal by a semi-join.  Runs of
+        consecutive fact literals are reordered by estimated fan-out first."""
+        literals = self._join_order(set(table.cols), literals)
         last = len(literals) - 1
         for k, lit in enumerate(literals):
             if len(table) == 0:
@@ -391,6 +393,54 @@ class NativeBackend(Backend):
                 return self._chunked(table, literals[k:]).covered()
             table = grown
         return table.covered()
+
+    def _join_order(self, bound: set[Var], literals: list[Term]) -> list[Term]:
+        """Greedy join order within each run of consecutive fact literals: next the literal
+        with the fewest expected matches per row given the variables bound so far.
+
+        Fact literals are relations, so their order never changes the answers; any other
+        literal keeps its place, and with it exactly the bindings Prolog would give it.
+        """
+        out: list[Term] = []
+        bound = set(bound)
+        run: list[Term] = []
+
+        def flush() -> None:
+            while run:
+                best = min(run, key=lambda lit: self._fan_out(lit, bound))
+                run.remove(best)
+                out.append(best)
+                bound.update(iter_vars(best))
+
+        for lit in literals:
+            key = _indicator(lit)
+            if key in self.facts and all(type(a) is Var or is_ground(a) for a in _args(lit)):
+                run.append(lit)
+                continue
+            flush()
+            out.append(lit)
+            bound.update(iter_vars(lit))
+        flush()
+        return out
+
+    def _fan_out(self, lit: Term, bound: set[Var]) -> float:
+        """Expected matching facts per binding row (a selectivity estimate)."""
+        facts = self.facts[_indicator(lit)]
+        constants = []
+        keys = []
+        for c, a in enumerate(_args(lit)):
+            if type(a) is Var:
+                if a in bound:
+                    keys.append(c)
+            else:
+                i = self.interner.lookup(a)
+                if i is None:
+                    return 0.0
+                constants.append((c, i))
+        rel = facts.select(tuple(constants))
+        if not keys or len(rel) == 0:
+            return float(len(rel))
+        return len(rel) / max(rel.distinct(c) for c in keys)
 
     def _chunked(self, table: Bindings, literals: list[Term]) -> Bindings:
         parts = []
