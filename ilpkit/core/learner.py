@@ -23,7 +23,7 @@ from ilpkit.core.coverage import Coverage, Weighting
 from ilpkit.core.errors import ConfigError, DataError
 from ilpkit.core.reader import PrologReader
 from ilpkit.core.search import Evaluated, Observer, Scorer, SearchStrategy
-from ilpkit.core.task import POS, Task
+from ilpkit.core.task import Task
 from ilpkit.core.terms import Clause
 
 MODEL_FORMAT_VERSION = 1
@@ -188,8 +188,3 @@ def load_model(path: str | Path) -> Model:
         raise ConfigError(f"learner {data['learner']!r} cannot load saved models")
     model: Model = loader(data)
     return model
-
-
-def labels_of(task: Task, ids: npt.NDArray[np.int64]) -> npt.NDArray[np.int8]:
-    out: npt.NDArray[np.int8] = (task.examples.labels[ids] == POS).astype(np.int8)
-    return out

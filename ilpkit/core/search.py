@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from ilpkit.core.bottom import BottomClause
 from ilpkit.core.coverage import Counts, Coverage, Weighting
@@ -167,14 +167,3 @@ class Trajectory:
 def sort_key(e: Evaluated) -> tuple[float, int, int]:
     """Best first: score descending, then fewer literals, then evaluation order."""
     return (-e.score, len(e.body), e.number)
-
-
-def describe(e: Evaluated) -> dict[str, Any]:
-    return {
-        "clause": str(e.clause),
-        "tp": e.counts.tp,
-        "fp": e.counts.fp,
-        "precision": e.counts.precision,
-        "recall": e.counts.recall,
-        "score": e.score,
-    }

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Final
 
 import numpy as np
@@ -343,17 +343,6 @@ class NativeBackend(Backend):
         if grown is None:
             return self._projected(table, [lit]).covered()
         return grown.covered()
-
-    def _extend(self, table: Bindings, literals: list[Term]) -> tuple[Bindings, bool]:
-        for k, lit in enumerate(literals):
-            if len(table) == 0:
-                return table, True
-            self._check_deadline(lit)
-            grown = self._literal(table, lit, literals[k + 1 :])
-            if grown is None:  # too big: finish in projected, chunked mode
-                return self._projected(table, literals[k:]), False
-            table = grown
-        return table, True
 
     def _projected(self, table: Bindings, literals: list[Term]) -> Bindings:
         """Evaluate ``literals`` keeping only what later literals need, in chunks of rows."""
@@ -762,7 +751,3 @@ def _renaming(clause: Clause, canonical: Clause) -> dict[Var, Term]:
     binding = _match(clause.to_term(), canonical.to_term())
     assert binding is not None
     return dict(binding)
-
-
-def iter_literals(clause: Clause) -> Iterator[Term]:
-    yield from clause.body

@@ -155,11 +155,4 @@ class FactTable:
         return int(self.data.nbytes)
 
 
-def is_ground_value(term: Term) -> bool:
-    """Whether a term can be interned (ground)."""
-    from ilpkit.core.terms import is_ground
-
-    return is_ground(term)
-
-
 __all__ = ["FactTable", "Interner", "Struct"]
