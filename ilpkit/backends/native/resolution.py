@@ -68,7 +68,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal
 from functools import cmp_to_key
-from typing import Any, Final, TypeAlias
+from typing import Any, Final, TypeAlias, TypeVar
 
 from ilpkit.core.errors import DataError, IlpkitError, ResourceLimitExceeded
 from ilpkit.core.reader import PrologReader
@@ -1369,34 +1369,31 @@ _LIBRARY_NATIVE: set[Key] = set()
 """Native built-ins that SWI-Prolog defines in a library: a user definition overrides them."""
 
 
-def _det(name: str, arity: int, library: bool = False) -> Callable[[DetFn], DetFn]:
-    def deco(fn: DetFn) -> DetFn:
-        _DET[(name, arity)] = fn
+_F = TypeVar("_F")
+
+
+def _register(table: dict[Key, _F], name: str, arity: int, library: bool) -> Callable[[_F], _F]:
+    """A decorator filing a built-in implementation under ``name/arity`` in ``table``."""
+
+    def deco(fn: _F) -> _F:
+        table[(name, arity)] = fn
         if library:
             _LIBRARY_NATIVE.add((name, arity))
         return fn
 
     return deco
+
+
+def _det(name: str, arity: int, library: bool = False) -> Callable[[DetFn], DetFn]:
+    return _register(_DET, name, arity, library)
 
 
 def _gen(name: str, arity: int, library: bool = False) -> Callable[[GenFn], GenFn]:
-    def deco(fn: GenFn) -> GenFn:
-        _GEN[(name, arity)] = fn
-        if library:
-            _LIBRARY_NATIVE.add((name, arity))
-        return fn
-
-    return deco
+    return _register(_GEN, name, arity, library)
 
 
 def _ctrl(name: str, arity: int, library: bool = False) -> Callable[[CtrlFn], CtrlFn]:
-    def deco(fn: CtrlFn) -> CtrlFn:
-        _CTRL[(name, arity)] = fn
-        if library:
-            _LIBRARY_NATIVE.add((name, arity))
-        return fn
-
-    return deco
+    return _register(_CTRL, name, arity, library)
 
 
 # -- unification and comparison -----------------------------------------------------------------

@@ -25,7 +25,12 @@ from typing import Final
 
 from ilpkit.core.errors import DataError, FormatError
 from ilpkit.core.formats.prolog_source import SourceLoader
-from ilpkit.core.formats.writer import write_bias_directives, write_clauses, write_lines
+from ilpkit.core.formats.writer import (
+    safe_stem,
+    write_bias_directives,
+    write_clauses,
+    write_lines,
+)
 from ilpkit.core.task import NEG, POS, UNLABELED, Task
 from ilpkit.core.terms import Clause, Struct, to_prolog
 
@@ -224,8 +229,7 @@ class AlephFormat:
 
 
 def _safe_stem(name: str) -> str:
-    stem = re.sub(r"[^A-Za-z0-9_]", "_", name) or "task"
-    return stem if not stem[0].isdigit() else "f" + stem
+    return safe_stem(name, "f")
 
 
 def _is_swi_style(path: Path) -> bool:

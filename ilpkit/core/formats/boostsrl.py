@@ -75,7 +75,7 @@ from ilpkit.core.errors import (
     PrologSyntaxError,
     SourceLocation,
 )
-from ilpkit.core.formats.writer import write_lines
+from ilpkit.core.formats.writer import safe_stem, write_lines
 from ilpkit.core.reader import PrologReader, ReadTerm
 from ilpkit.core.task import NEG, POS, ExampleBuilder, Program, SourcedTerm, Task
 from ilpkit.core.terms import (
@@ -1165,8 +1165,7 @@ def _value_text(term: Term) -> str:
 
 
 def _stem_for(task: Task) -> str:
-    stem = re.sub(r"[^A-Za-z0-9_]", "_", task.name) or "task"
-    return stem if not stem[0].isdigit() else "t" + stem
+    return safe_stem(task.name, "t")
 
 
 class BoostSRLFormat:

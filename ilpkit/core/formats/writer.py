@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -17,6 +18,13 @@ def write_lines(path: Path, lines: Iterable[str]) -> Path:
             handle.write(line)
             handle.write("\n")
     return path
+
+
+def safe_stem(name: str, prefix: str) -> str:
+    """A file stem made of ``name`` (non-word characters replaced), never starting with a
+    digit (``prefix`` is put in front then)."""
+    stem = re.sub(r"[^A-Za-z0-9_]", "_", name) or "task"
+    return stem if not stem[0].isdigit() else prefix + stem
 
 
 def write_clauses(clauses: Iterable[Clause]) -> list[str]:
