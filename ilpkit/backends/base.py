@@ -49,6 +49,11 @@ class BackendOptions(BaseModel):
     timeout: float | None = Field(
         default=None, description="Seconds allowed per query; None = unlimited."
     )
+    trust_data: bool = Field(
+        default=False,
+        description="Allow directives and built-ins outside ilpkit's side-effect-free "
+        "allow-list in background files (they may run arbitrary code in a Prolog engine).",
+    )
 
 
 class Backend(ABC):
