@@ -101,7 +101,7 @@ def test_unknown_key_is_an_error_with_a_suggestion(tmp_path: Path) -> None:
     path = write(tmp_path, 'bakcend = "swi"\n[data]\npath = "d"\n')
     message = config_error(path)
     assert message.startswith(f"{path}: bakcend: unknown key; did you mean 'backend'?")
-    assert "(valid keys: data, backend, search, scorer, learner, executor, seed, output)" in message
+    assert "(valid keys: data, backend, search, scorer, learner, executor, seed, settings, cv, output)" in message
 
 
 def test_unknown_nested_key_and_missing_key(tmp_path: Path) -> None:

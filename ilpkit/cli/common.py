@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -10,6 +9,7 @@ import typer
 from ilpkit.core.config import DataFormat, parse_value
 from ilpkit.core.errors import ConfigError
 from ilpkit.core.task import Task
+from ilpkit.datasets import resolve_data_path
 
 PathArg = Annotated[
     str,
@@ -34,18 +34,6 @@ SetOpt = Annotated[
         help="KEY=VALUE option; backend.KEY sets a backend option (repeatable).",
     ),
 ]
-
-
-def resolve_data_path(text: str) -> Path:
-    """A path as given, or the folder of a bundled dataset when nothing exists at the path."""
-    path = Path(text)
-    if path.exists() or path.with_name(path.name + ".b").is_file():
-        return path
-    from ilpkit.datasets import BUNDLED, bundled_path
-
-    if text in BUNDLED:
-        return bundled_path(text)
-    return path
 
 
 def load(path: str, fmt: DataFormat, stem: str | None) -> Task:

@@ -40,6 +40,7 @@ from ilpkit.core.plugins import KINDS, PluginKind, PluginManager
 from ilpkit.core.validation import issues
 
 __all__ = [
+    "CVConfig",
     "DataConfig",
     "DataFormat",
     "PluginChoice",
@@ -107,6 +108,35 @@ def _plugin_field(kind: str, default: str) -> Any:
     )
 
 
+class CVConfig(BaseModel):
+    """How a cross-validation experiment splits the examples and how often it repeats."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    folds: int | None = Field(
+        default=None,
+        ge=2,
+        description="Stratified folds drawn with the seed; unset: the data's own folds.",
+    )
+    tune_folds: int = Field(
+        default=0,
+        ge=0,
+        description="Folds after the test fold given the tune role (e.g. 1 for 3 train + "
+        "1 tune + 1 test of 5 folds).",
+    )
+    repeats: int = Field(default=1, ge=1, description="Repetitions with different seeds.")
+    curve: list[int] = Field(
+        default_factory=list,
+        description="Clause budgets at which the learning curve is sampled (e.g. [100, 1000]).",
+    )
+
+    @model_validator(mode="after")
+    def _budgets_positive(self) -> CVConfig:
+        if any(b < 1 for b in self.curve):
+            raise ValueError("learning-curve budgets must be >= 1 clause")
+        return self
+
+
 class RunConfig(BaseModel):
     """One experiment: data + backend + search + scorer + learner (+ executor), and a seed."""
 
@@ -119,6 +149,13 @@ class RunConfig(BaseModel):
     learner: PluginChoice = _plugin_field("learner", "theory")
     executor: PluginChoice = _plugin_field("executor", "local")
     seed: int = Field(default=0, description="Seed of every random choice: same seed, same model.")
+    settings: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Aleph settings overriding the data's own (clauselength, nodes, i, ...).",
+    )
+    cv: CVConfig = Field(
+        default_factory=CVConfig, description="Cross-validation folds, roles and repeats."
+    )
     output: Path | None = Field(
         default=None,
         description="Folder for the model, metrics and report (nothing is written if unset).",

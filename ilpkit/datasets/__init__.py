@@ -25,3 +25,13 @@ def bundled_path(name: str) -> Path:
         hint = f" Did you mean {close[0]!r}?" if close else ""
         raise DataError(f"no bundled dataset {name!r}.{hint} Bundled: {', '.join(sorted(BUNDLED))}")
     return ROOT / name
+
+
+def resolve_data_path(text: str) -> Path:
+    """A path as given, or the folder of a bundled dataset when nothing exists at the path."""
+    path = Path(text)
+    if path.exists() or path.with_name(path.name + ".b").is_file():
+        return path
+    if text in BUNDLED:
+        return bundled_path(text)
+    return path

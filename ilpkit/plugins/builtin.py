@@ -12,7 +12,7 @@ from typing import Any
 
 from ilpkit.core.plugins import PluginSpec, hookimpl
 from ilpkit.plugins.backends import native
-from ilpkit.plugins.executors import local
+from ilpkit.plugins.executors import dask_cluster, local, processes
 from ilpkit.plugins.learners import theory
 from ilpkit.plugins.scorers import SPECS as SCORER_SPECS
 from ilpkit.plugins.search import hillclimb, rrr, topdown
@@ -24,6 +24,8 @@ def ilpkit_register_plugins() -> list[PluginSpec[Any]]:
     return [
         native.SPEC,
         local.SPEC,
+        processes.SPEC,
+        dask_cluster.SPEC,
         *SCORER_SPECS,
         *topdown.SPECS,
         hillclimb.SPEC,

@@ -62,12 +62,16 @@ class TheoryModel:
         clauses_evaluated: int = 0,
         uncovered_seeds: int = 0,
         info: dict[str, Any] | None = None,
+        found_after: list[int] | None = None,
     ) -> None:
         self._rules = rules
         self.target = target
         self.clauses_evaluated = clauses_evaluated
         self.uncovered_seeds = uncovered_seeds
         self.info = dict(info or {})
+        if found_after is not None and len(found_after) != len(rules):
+            raise ValueError(f"{len(found_after)} rule budgets for {len(rules)} rules")
+        self.found_after = found_after
 
     def rules(self) -> list[Rule]:
         return list(self._rules)
@@ -85,6 +89,19 @@ class TheoryModel:
     ) -> npt.NDArray[np.bool_]:
         return self.score(backend, ids) >= threshold
 
+    def at_budget(self, clauses: int) -> TheoryModel | None:
+        """The theory as it stood after ``clauses`` clauses were evaluated: the rules accepted
+        by then (an anytime reading of one run, for learning curves); None if unknown."""
+        if self.found_after is None:
+            return None
+        keep = [i for i, spent in enumerate(self.found_after) if spent <= clauses]
+        return TheoryModel(
+            [self._rules[i] for i in keep],
+            target=self.target,
+            clauses_evaluated=min(clauses, self.clauses_evaluated),
+            found_after=[self.found_after[i] for i in keep],
+        )
+
     def to_json(self) -> dict[str, Any]:
         return {
             "format_version": MODEL_FORMAT_VERSION,
@@ -93,6 +110,7 @@ class TheoryModel:
             "clauses_evaluated": self.clauses_evaluated,
             "uncovered_seeds": self.uncovered_seeds,
             "rules": [r.to_json() for r in self._rules],
+            "found_after": self.found_after,
             "info": self.info,
         }
 
@@ -104,6 +122,7 @@ class TheoryModel:
             clauses_evaluated=int(data.get("clauses_evaluated", 0)),
             uncovered_seeds=int(data.get("uncovered_seeds", 0)),
             info=data.get("info", {}),
+            found_after=data.get("found_after"),
         )
 
 
@@ -131,6 +150,7 @@ class TheoryLearner:
             noise=float(settings["noise"]),
         )
         clauses: list[Clause] = []
+        found_after: list[int] = []
         evaluated = 0
         uncovered = 0
         searches = 0
@@ -161,6 +181,7 @@ class TheoryLearner:
                 uncovered += 1
                 continue
             clauses.append(best.clause.canonical())
+            found_after.append(evaluated)
             if ctx.on_rule is not None:
                 ctx.on_rule(best)
             covered = set(best.coverage.tolist()) & remaining
@@ -173,6 +194,7 @@ class TheoryLearner:
             clauses_evaluated=evaluated,
             uncovered_seeds=uncovered,
             info={"searches": searches, "seed": ctx.seed},
+            found_after=found_after,
         )
 
 

@@ -1,0 +1,317 @@
+"""Cross-validation experiments: folds with train/tune/test roles, repeats, learning curves.
+
+An experiment is a :class:`~ilpkit.core.config.RunConfig` cut into *units*, one per
+(repeat, fold).  A unit is plain data (the config, two integers); :func:`run_unit` runs it
+anywhere -- in this process, in a worker process, on a Dask worker -- and returns a
+:class:`UnitResult` of plain data, so results are identical whichever executor ran them.
+Every random choice of a unit is seeded from ``(config.seed, repeat, fold)``, never from the
+worker.
+
+Folds.  ``cv.folds = K`` deals the examples into K stratified folds with a seed derived from
+``(seed, repeat)``; unset, the data's own folds are used (UW-CSE's five areas), or, for data
+split into ``train``/``test`` only, that single split.  Unit ``k`` tests on fold ``k``, tunes
+on the ``cv.tune_folds`` folds after it (cyclically) and trains on the rest, as in the
+dissertation's 3 train + 1 tune + 1 test protocol.
+
+Workers keep the task and the loaded backend of the last configuration they saw, so a
+process loads its engine once per task, not once per unit.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ilpkit.core.config import RunConfig
+from ilpkit.core.errors import BiasError, ConfigError, DataError
+from ilpkit.core.learner import LearnContext, Model
+from ilpkit.core.metrics import accuracy, auroc, aurpc, f1, mean_cross_entropy
+from ilpkit.core.metrics import pr_points_from_scores as pr_points
+from ilpkit.core.task import NEG, POS, Task, stratified_folds
+
+SPLIT_NAMES = ("train", "tune", "test")
+"""Fold names that are roles of a fixed split rather than cross-validation folds."""
+
+PROBABILITY_FLOOR = 1e-3
+"""Floor of probabilities in the mean cross entropy (gleanersrl sec. 3's prob_min)."""
+
+
+@dataclass(frozen=True)
+class Split:
+    """One unit's roles: the example ids it trains, tunes and tests on."""
+
+    name: str
+    train: npt.NDArray[np.int64]
+    tune: npt.NDArray[np.int64]
+    test: npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One (repeat, fold) of an experiment: picklable, runnable anywhere."""
+
+    config: RunConfig
+    repeat: int
+    fold: int
+
+    @property
+    def key(self) -> str:
+        return f"r{self.repeat}-f{self.fold}"
+
+
+@dataclass
+class UnitResult:
+    """What one unit measured, as plain data (JSON-ready)."""
+
+    key: str
+    repeat: int
+    fold: int
+    fold_name: str
+    seed: int
+    n_train: int
+    n_tune: int
+    n_test: int
+    metrics: dict[str, float]
+    test_ids: list[int]
+    labels: list[int]
+    scores: list[float]
+    curve: list[dict[str, float]] = field(default_factory=list)
+    clauses_evaluated: int = 0
+    seconds: float = 0.0
+    model: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> UnitResult:
+        return cls(**data)
+
+
+# --------------------------------------------------------------------------------------------
+# Seeds and folds
+# --------------------------------------------------------------------------------------------
+
+
+def derive_seed(*parts: object) -> int:
+    """A 31-bit seed determined by ``parts`` only (the same on every machine and worker)."""
+    return random.Random(repr(parts)).getrandbits(31)
+
+
+def fold_task(task: Task, config: RunConfig, repeat: int) -> Task:
+    """``task`` with the folds of ``repeat``: stratified ones when ``cv.folds`` is set."""
+    if config.cv.folds is None:
+        return task
+    return stratified_folds(task, config.cv.folds, seed=derive_seed(config.seed, "folds", repeat))
+
+
+def splits(task: Task, config: RunConfig) -> list[Split]:
+    """The train/tune/test roles of every unit of one repeat, in fold order."""
+    folds = task.examples.folds
+    names = task.fold_names
+    cv_names = [n for n in names if n not in SPLIT_NAMES]
+    if not cv_names:
+        if "train" in names and "test" in names:
+            return [_fixed_split(task)]
+        raise ConfigError(
+            f"{task.name}: the data has no folds; set cv.folds=K (e.g. --folds 5) to draw "
+            "stratified ones"
+        )
+    k = len(cv_names)
+    t = config.cv.tune_folds
+    if t > k - 2:
+        raise ConfigError(
+            f"cv.tune_folds={t} leaves no training fold among {k} folds ({', '.join(cv_names)})"
+        )
+    index = [names.index(n) for n in cv_names]
+    unassigned = np.flatnonzero(folds < 0).astype(np.int64)
+    out = []
+    for i, name in enumerate(cv_names):
+        tune_folds = {index[(i + j) % k] for j in range(1, t + 1)}
+        test = np.flatnonzero(folds == index[i]).astype(np.int64)
+        tune = np.flatnonzero(np.isin(folds, list(tune_folds))).astype(np.int64)
+        train_mask = (folds >= 0) & (folds != index[i]) & ~np.isin(folds, list(tune_folds))
+        train = np.union1d(np.flatnonzero(train_mask), unassigned).astype(np.int64)
+        out.append(Split(name, train, tune, test))
+    return out
+
+
+def _fixed_split(task: Task) -> Split:
+    folds = task.examples.folds
+
+    def ids(name: str) -> npt.NDArray[np.int64]:
+        if name not in task.fold_names:
+            return np.zeros(0, dtype=np.int64)
+        return np.flatnonzero(folds == task.fold_names.index(name)).astype(np.int64)
+
+    return Split("test", ids("train"), ids("tune"), ids("test"))
+
+
+def plan(task: Task, config: RunConfig) -> list[Unit]:
+    """Every unit of the experiment, repeats outermost."""
+    n_folds = len(splits(fold_task(task, config, 0), config))
+    return [Unit(config, r, k) for r in range(config.cv.repeats) for k in range(n_folds)]
+
+
+# --------------------------------------------------------------------------------------------
+# Running one unit
+# --------------------------------------------------------------------------------------------
+
+
+class _WorkerCache:
+    """The task and backend of the configuration a worker ran last (one engine per task)."""
+
+    def __init__(self) -> None:
+        self.task_key: str | None = None
+        self.task: Task | None = None
+        self.backend_key: str | None = None
+        self.backend: Any = None
+
+    def get_task(self, config: RunConfig) -> Task:
+        key = config.data.model_dump_json() + repr(sorted(config.settings.items()))
+        if key != self.task_key or self.task is None:
+            self.close_backend()
+            self.task = load_configured_task(config)
+            self.task_key = key
+        return self.task
+
+    def get_backend(self, config: RunConfig, task: Task) -> Any:
+        from ilpkit.core.plugins import get_plugin_manager
+
+        key = config.backend.model_dump_json()
+        if key != self.backend_key or self.backend is None:
+            self.close_backend()
+            backend = get_plugin_manager().make(
+                "backend", config.backend.name, dict(config.backend.options)
+            )
+            backend.load(task)
+            self.backend, self.backend_key = backend, key
+        return self.backend
+
+    def close_backend(self) -> None:
+        if self.backend is not None:
+            close = getattr(self.backend, "close", None)
+            if close is not None:
+                close()
+        self.backend, self.backend_key = None, None
+
+
+_CACHE = _WorkerCache()
+
+
+def load_configured_task(config: RunConfig) -> Task:
+    """The config's dataset with its Aleph settings overrides applied."""
+    from ilpkit.core.formats import load_task
+    from ilpkit.datasets import resolve_data_path
+
+    task = load_task(
+        resolve_data_path(str(config.data.path)),
+        format=config.data.format.value,
+        stem=config.data.stem,
+    )
+    for key, value in config.settings.items():
+        try:
+            task.bias.settings.set_value(key, value)
+        except BiasError as exc:
+            raise ConfigError(f"settings.{key}={value!r}: {exc}") from None
+    return task
+
+
+def run_unit(unit: Unit) -> UnitResult:
+    """Train on the unit's training folds, score its test fold, sample the learning curve."""
+    from ilpkit.core.plugins import get_plugin_manager
+
+    config = unit.config
+    started = time.perf_counter()
+    base = _CACHE.get_task(config)
+    task = fold_task(base, config, unit.repeat)
+    split = splits(task, config)[unit.fold]
+    labelled = split.test[np.isin(task.examples.labels[split.test], (POS, NEG))]
+    if not np.any(task.examples.labels[split.train] == POS):
+        raise DataError(f"{task.name}: unit {unit.key} has no positive training example")
+    backend = _CACHE.get_backend(config, base)
+    manager = get_plugin_manager()
+    learner = manager.make("learner", config.learner.name, dict(config.learner.options))
+    scorer = manager.make("scorer", config.scorer.name, dict(config.scorer.options))
+    search = config.search
+    seed = derive_seed(config.seed, "unit", unit.repeat, unit.fold)
+    ctx = LearnContext(
+        backend=backend,
+        make_search=lambda: manager.make("search", search.name, dict(search.options)),
+        scorer=scorer,
+        settings=task.bias.settings,
+        seed=seed,
+        train_ids=split.train,
+    )
+    model: Model = learner.fit(task, ctx)
+    labels = (task.examples.labels[labelled] == POS).astype(np.int64)
+    scores = model.score(backend, labelled)
+    metrics = evaluate(model, backend, labelled, labels, scores)
+    curve = []
+    at_budget: Callable[[int], Model | None] | None = getattr(model, "at_budget", None)
+    for budget in config.cv.curve:
+        snapshot = at_budget(budget) if at_budget is not None else None
+        if snapshot is None:
+            break
+        s = snapshot.score(backend, labelled)
+        curve.append({"clauses": float(budget), **_ranking_metrics(s, labels)})
+    return UnitResult(
+        key=unit.key,
+        repeat=unit.repeat,
+        fold=unit.fold,
+        fold_name=split.name,
+        seed=seed,
+        n_train=len(split.train),
+        n_tune=len(split.tune),
+        n_test=len(labelled),
+        metrics=metrics,
+        test_ids=[int(i) for i in labelled],
+        labels=[int(v) for v in labels],
+        scores=[float(v) for v in scores],
+        curve=curve,
+        clauses_evaluated=int(model.clauses_evaluated),
+        seconds=time.perf_counter() - started,
+        model=model.to_json(),
+    )
+
+
+def evaluate(
+    model: Model,
+    backend: Any,
+    ids: npt.NDArray[np.int64],
+    labels: npt.NDArray[np.int64],
+    scores: npt.NDArray[np.float64],
+) -> dict[str, float]:
+    """AURPC, AUROC, and F1/accuracy of the model's own classification (plus MCE with
+    probabilities) on the examples ``ids``."""
+    metrics = _ranking_metrics(scores, labels)
+    predicted = np.asarray(model.predict(backend, ids), dtype=bool)
+    p = float(labels.sum())
+    n = float(len(labels) - labels.sum())
+    tp = float(np.sum(predicted & (labels == 1)))
+    fp = float(np.sum(predicted & (labels == 0)))
+    metrics["f1"] = f1(tp, fp, p)
+    metrics["accuracy"] = accuracy(tp, fp, p, n)
+    predict_proba = getattr(model, "predict_proba", None)
+    if predict_proba is not None and len(labels):
+        probs = np.asarray(predict_proba(backend, ids), dtype=np.float64)
+        metrics["mce"] = mean_cross_entropy(probs, labels, PROBABILITY_FLOOR)
+    return metrics
+
+
+def _ranking_metrics(
+    scores: npt.NDArray[np.float64], labels: npt.NDArray[np.int64]
+) -> dict[str, float]:
+    """AURPC and AUROC of a ranking; NaN where a class is missing from the test fold."""
+    if labels.sum() == 0 or labels.sum() == len(labels):
+        return {"aurpc": float("nan"), "auroc": float("nan")}
+    return {
+        "aurpc": aurpc(pr_points(scores, labels)),
+        "auroc": auroc(scores, labels),
+    }

@@ -1,0 +1,228 @@
+"""Run directories: an experiment's config, per-unit results, summary, report and plots.
+
+Layout of ``RUN_DIR``::
+
+    config.toml        the fully resolved RunConfig (``ilpkit run RUN_DIR/config.toml`` reruns)
+    units/r0-f1.json   one file per finished unit: metrics, test scores, learning curve
+    models/r0-f1.json  the model of that unit (``ilpkit explain`` / ``ilpkit predict`` read it)
+    results.json       per-unit metrics, macro averages with standard deviations
+    report.md          tables; plots/*.png and *.svg (PR, ROC and learning curves)
+
+A unit's files are written as soon as it finishes, so an interrupted run keeps its finished
+units and ``resume`` runs only the others.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ilpkit.core.config import RunConfig, dump_config, load_config
+from ilpkit.core.errors import ConfigError, IlpkitError
+from ilpkit.core.experiment import Unit, UnitResult, load_configured_task, plan, run_unit
+
+METRICS = ("aurpc", "auroc", "f1", "accuracy", "mce")
+
+
+class Interrupted(IlpkitError):
+    """The user stopped a run; finished units are kept and ``--resume`` continues."""
+
+
+@dataclass(frozen=True)
+class MetricSummary:
+    mean: float
+    std: float
+    n: int
+
+    def text(self) -> str:
+        if self.n == 0 or math.isnan(self.mean):
+            return "-"
+        return f"{self.mean:.4f} ± {self.std:.4f}" if self.n > 1 else f"{self.mean:.4f}"
+
+
+def summarize(units: Sequence[UnitResult]) -> dict[str, MetricSummary]:
+    """Macro average and sample standard deviation of each metric over the units (NaNs,
+    from test folds without one of the classes, are left out and counted out of ``n``)."""
+    out: dict[str, MetricSummary] = {}
+    for name in METRICS:
+        values = np.array([u.metrics[name] for u in units if name in u.metrics], dtype=float)
+        values = values[~np.isnan(values)]
+        if values.size == 0:
+            continue
+        std = float(values.std(ddof=1)) if values.size > 1 else 0.0
+        out[name] = MetricSummary(float(values.mean()), std, int(values.size))
+    return out
+
+
+class RunDirectory:
+    """Reads and writes one run directory."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+
+    @property
+    def config_file(self) -> Path:
+        return self.path / "config.toml"
+
+    def exists(self) -> bool:
+        return self.config_file.is_file()
+
+    def config(self) -> RunConfig:
+        if not self.exists():
+            raise ConfigError(f"{self.path}: not a run directory (no config.toml)")
+        return load_config(self.config_file)
+
+    def start(self, config: RunConfig) -> None:
+        (self.path / "units").mkdir(parents=True, exist_ok=True)
+        (self.path / "models").mkdir(exist_ok=True)
+        _atomic_write(self.config_file, dump_config(config.model_copy(update={"output": None})))
+
+    def finished(self) -> set[str]:
+        return {p.stem for p in (self.path / "units").glob("*.json")}
+
+    def save_unit(self, result: UnitResult) -> None:
+        data = result.to_json()
+        model = data.pop("model")
+        _atomic_write(self.path / "models" / f"{result.key}.json", json.dumps(model, indent=2))
+        _atomic_write(self.path / "units" / f"{result.key}.json", json.dumps(data))
+
+    def load_unit(self, key: str) -> UnitResult:
+        path = self.path / "units" / f"{key}.json"
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise IlpkitError(f"{path}: cannot read a unit result ({exc})") from None
+        return UnitResult.from_json({**data, "model": {}})
+
+    def units(self) -> list[UnitResult]:
+        """Every finished unit, in (repeat, fold) order."""
+        results = [self.load_unit(key) for key in self.finished()]
+        return sorted(results, key=lambda u: (u.repeat, u.fold))
+
+    def results(self) -> dict[str, Any]:
+        path = self.path / "results.json"
+        if not path.is_file():
+            raise ConfigError(f"{self.path}: no results.json (the run has not finished)")
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return data
+
+
+def run_experiment(
+    config: RunConfig,
+    out: str | Path,
+    *,
+    resume: bool = False,
+    executor: Any = None,
+    on_unit: Callable[[UnitResult, int, int], None] | None = None,
+    on_plan: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Run every unit not yet in ``out``, then write results, report and plots.
+
+    ``executor`` defaults to the config's executor plugin. ``on_plan(total, done)`` is told
+    the number of units; ``on_unit(result, finished, total)`` each finished one. Ctrl-C
+    raises :class:`Interrupted` after the finished units are saved.
+    """
+    from ilpkit.core.plugins import get_plugin_manager
+    from ilpkit.core.report import write_report
+
+    config = with_absolute_data(config)
+    run = RunDirectory(out)
+    if run.exists() and not resume:
+        raise ConfigError(
+            f"{run.path} already holds a run; pass --resume to continue it or choose another --out"
+        )
+    if resume and run.exists():
+        saved = run.config()
+        if _comparable(saved) != _comparable(config):
+            raise ConfigError(
+                f"{run.path}: --resume with a configuration that differs from the run's "
+                "config.toml; resume with the same options (or no options: ilpkit cv --resume "
+                "RUN_DIR)"
+            )
+    task = load_configured_task(config)
+    units = plan(task, config)
+    run.start(config)
+    done = run.finished()
+    todo = [u for u in units if u.key not in done]
+    if on_plan is not None:
+        on_plan(len(units), len(units) - len(todo))
+    own_executor = executor is None
+    if executor is None:
+        executor = get_plugin_manager().make(
+            "executor", config.executor.name, dict(config.executor.options)
+        )
+    finished = len(units) - len(todo)
+    try:
+        for result in executor.map(run_unit, todo):
+            run.save_unit(result)
+            finished += 1
+            if on_unit is not None:
+                on_unit(result, finished, len(units))
+    except KeyboardInterrupt:
+        raise Interrupted(
+            f"interrupted: {finished} of {len(units)} units are saved in {run.path}; "
+            f"continue with: ilpkit cv --resume {run.path}"
+        ) from None
+    finally:
+        if own_executor:
+            executor.close()
+    results = collect(run, units)
+    _atomic_write(run.path / "results.json", json.dumps(results, indent=2))
+    write_report(run, results)
+    return results
+
+
+def collect(run: RunDirectory, units: Sequence[Unit]) -> dict[str, Any]:
+    """results.json content: the units (without scores) and the macro summary."""
+    loaded = [run.load_unit(u.key) for u in units]
+    summary = summarize(loaded)
+    return {
+        "n_units": len(loaded),
+        "summary": {k: {"mean": v.mean, "std": v.std, "n": v.n} for k, v in summary.items()},
+        "units": [
+            {
+                "key": u.key,
+                "repeat": u.repeat,
+                "fold": u.fold,
+                "fold_name": u.fold_name,
+                "seed": u.seed,
+                "n_train": u.n_train,
+                "n_tune": u.n_tune,
+                "n_test": u.n_test,
+                "metrics": u.metrics,
+                "clauses_evaluated": u.clauses_evaluated,
+                "seconds": u.seconds,
+                "curve": u.curve,
+            }
+            for u in loaded
+        ],
+    }
+
+
+def with_absolute_data(config: RunConfig) -> RunConfig:
+    """``config`` with its dataset path absolute (bundled names resolved), so config.toml
+    reads back to the same data wherever the run directory is."""
+    from ilpkit.datasets import resolve_data_path
+
+    path = resolve_data_path(str(config.data.path)).resolve()
+    return config.model_copy(update={"data": config.data.model_copy(update={"path": path})})
+
+
+def _comparable(config: RunConfig) -> dict[str, Any]:
+    data = config.model_dump(mode="json")
+    data.pop("output", None)
+    data.pop("executor", None)  # resuming on another executor gives the same numbers
+    return data
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text + ("" if text.endswith("\n") else "\n"), encoding="utf-8")
+    os.replace(tmp, path)

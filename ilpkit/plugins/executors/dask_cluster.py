@@ -1,0 +1,102 @@
+"""The ``dask`` executor: units run on a Dask ``distributed`` cluster.
+
+Give ``address`` to use a running scheduler (``tcp://host:8786``); without it a
+``LocalCluster`` of worker processes is started on the loopback interface and stopped on
+``close()``. Units are submitted as impure tasks (each runs exactly once), and results are
+gathered in the order of the units. Needs ``pip install 'ilpkit[dask]'``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from types import TracebackType
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ilpkit.core.errors import BackendUnavailable
+from ilpkit.core.plugins import PluginSpec
+
+U = TypeVar("U")
+R = TypeVar("R")
+
+
+class DaskOptions(BaseModel):
+    """Options of the ``dask`` executor."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    address: str | None = Field(
+        default=None,
+        description="Scheduler address (tcp://host:8786); unset: start a LocalCluster.",
+    )
+    workers: int = Field(default=2, ge=1, description="Workers of the LocalCluster.")
+    threads_per_worker: int = Field(default=1, ge=1, description="Threads per local worker.")
+
+
+class DaskExecutor:
+    """Maps units over a ``distributed.Client``."""
+
+    def __init__(self, options: DaskOptions | None = None) -> None:
+        self.options = options if options is not None else DaskOptions()
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise BackendUnavailable(
+                "the dask executor needs dask.distributed: pip install 'ilpkit[dask]'"
+            ) from None
+        self._cluster: Any = None
+        if self.options.address is None:
+            self._cluster = LocalCluster(
+                n_workers=self.options.workers,
+                threads_per_worker=self.options.threads_per_worker,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address=None,
+            )
+            self._client = Client(self._cluster)
+        else:
+            self._client = Client(self.options.address)
+        self._closed = False
+
+    def map(self, fn: Callable[[U], R], units: Iterable[U]) -> Iterator[R]:
+        if self._closed:
+            raise RuntimeError("this executor is closed")
+        futures = self._client.map(fn, list(units), pure=False)
+        return self._results(futures)
+
+    def _results(self, futures: list[Any]) -> Iterator[R]:
+        try:
+            for future in futures:
+                result: R = future.result()
+                yield result
+        finally:
+            for future in futures:
+                future.cancel()
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._client.close()
+            if self._cluster is not None:
+                self._cluster.close()
+
+    def __enter__(self) -> DaskExecutor:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+SPEC = PluginSpec(
+    kind="executor",
+    name="dask",
+    factory=DaskExecutor,
+    options=DaskOptions,
+    doc="Run units on a Dask distributed cluster (a loopback LocalCluster by default).",
+)
