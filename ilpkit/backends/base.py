@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import dataclass
 from types import TracebackType
 
 import numpy as np
@@ -56,10 +57,29 @@ class BackendOptions(BaseModel):
     )
 
 
+@dataclass(frozen=True)
+class BackendStatus:
+    """Whether a backend (or one variant of it, e.g. ``engine=gprolog``) works here."""
+
+    variant: str
+    available: bool
+    version: str
+    reason: str = ""
+    """Why it is unavailable (empty when available)."""
+
+
 class Backend(ABC):
     """Base class of backends; subclasses implement ``_load``, ``answers`` and ``_coverage``."""
 
     name: str = "?"
+
+    @classmethod
+    def probe(cls) -> list[BackendStatus]:
+        """Check that the backend can run on this machine (``ilpkit backends``), one status
+        per variant; backends needing nothing outside ilpkit keep this default."""
+        from ilpkit import __version__
+
+        return [BackendStatus("", True, __version__)]
 
     def __init__(self, options: BackendOptions | None = None) -> None:
         self.options = options if options is not None else BackendOptions()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ilpkit.core.plugins import PluginSpec, hookimpl
-from ilpkit.plugins.backends import native
+from ilpkit.plugins.backends import native, subprocess
 from ilpkit.plugins.executors import dask_cluster, local, processes
 from ilpkit.plugins.learners import theory
 from ilpkit.plugins.scorers import SPECS as SCORER_SPECS
@@ -23,6 +23,7 @@ def ilpkit_register_plugins() -> list[PluginSpec[Any]]:
     """The plugins shipped with ilpkit."""
     return [
         native.SPEC,
+        subprocess.SPEC,
         local.SPEC,
         processes.SPEC,
         dask_cluster.SPEC,

@@ -1,0 +1,269 @@
+/*  ilpkit_server.pl -- ilpkit's support code for Prolog engines (SWI-Prolog, GNU Prolog, YAP).
+
+    One portable (ISO) file shared by every Prolog backend.  Each engine also loads a small
+    prelude (ilpkit/backends/prolog/profiles.py) that defines the engine-specific hooks:
+
+        ilpkit_engine(-Name, -Version)        the engine and its version, as atoms
+        ilpkit_setup                          flags and stream encodings
+        ilpkit_open_source(+File, -Stream)    open a program file (UTF-8)
+        ilpkit_message(+Error, -Text)         the engine's own message text for an error
+        ilpkit_call_time_limited(:G, +Secs)   call G once; throw ilpkit_limit(time(Secs))
+        ilpkit_call_step_limited(:G, +Steps)  call G once; throw ilpkit_limit(steps(Steps))
+        ilpkit_defined(+Name, +Arity)         callable: defined, built-in or library
+        ilpkit_declare_dynamic(+Name, +Arity) make an undefined predicate fail when called
+        ilpkit_counter_set(+V), ilpkit_counter_get(-V)   one non-backtrackable global
+        ilpkit_format_atom(+Format, +Args, -Atom)        format/2 into an atom
+        ilpkit_compat(-Name/Arity, -Clauses)  definitions the native engine has and this
+                                              engine lacks (added when still undefined)
+
+    Core predicates (callable directly by an in-process backend):
+
+        ilpkit_load(+File, -Problems)         read a program written by ilpkit's exporter and
+                                              assert it; Problems lists what went wrong
+        ilpkit_prepare                        declare undefined mode predicates dynamic, add
+                                              the compatibility definitions
+        ilpkit_coverage(+Head, +Body, +Among, +Steps, -Ids)
+        ilpkit_answers(+Goal, +Max, +Steps, -Answers)
+
+    and the read loop ilpkit_serve/0 used by the subprocess backend: one request term per
+    read_term/3 on user_input, each answered by one or more lines on user_output, every
+    line a term written with write_canonical/1 (coverage ids are written directly).
+*/
+
+% --------------------------------------------------------------------------------------------
+% Loading a program written by ilpkit (never a raw data file)
+% --------------------------------------------------------------------------------------------
+
+% Problems: a list of problem(Index, Kind, Text); Index is the 1-based number of the term in
+% the file, Kind is error (the program is unusable), clash (a built-in the engine does not let
+% a program redefine; the engine's definition is kept) or directive (a trusted directive
+% failed or raised).
+ilpkit_load(File, Problems) :-
+    ilpkit_open_source(File, Stream),
+    catch(ilpkit_load_terms(Stream, 1, Problems), E, (close(Stream), throw(E))),
+    close(Stream).
+
+ilpkit_load_terms(Stream, N, Problems) :-
+    catch(read_term(Stream, Term, []), E, true),
+    (   nonvar(E)
+    ->  ilpkit_message(E, Text),
+        Problems = [problem(N, error, Text)|Rest],
+        N1 is N + 1,
+        ilpkit_load_terms(Stream, N1, Rest)
+    ;   Term == end_of_file
+    ->  Problems = []
+    ;   ilpkit_load_term(Term, N, Problems, Rest),
+        N1 is N + 1,
+        ilpkit_load_terms(Stream, N1, Rest)
+    ).
+
+ilpkit_load_term((:- Directive), N, Problems, Rest) :- !,
+    (   catch(Directive, E, true)
+    ->  (   var(E)
+        ->  Problems = Rest
+        ;   ilpkit_message(E, Text),
+            Problems = [problem(N, directive, Text)|Rest]
+        )
+    ;   Problems = [problem(N, directive, 'the directive failed')|Rest]
+    ).
+ilpkit_load_term(Term, N, Problems, Rest) :-
+    catch(assertz(Term), E, true),
+    (   var(E)
+    ->  Problems = Rest
+    ;   E = error(permission_error(modify, _, _), _)
+    ->  ilpkit_message(E, Text),
+        Problems = [problem(N, clash, Text)|Rest]
+    ;   ilpkit_message(E, Text),
+        Problems = [problem(N, error, Text)|Rest]
+    ).
+
+% Mode predicates that nothing defines fail instead of raising an existence error, as the
+% native backend treats them; the exporter lists them as '$ilpkit_mode_predicate'/2 facts and
+% the program's own dynamic declarations as '$ilpkit_dynamic'/2.
+ilpkit_prepare :-
+    ilpkit_declare_undefined('$ilpkit_example'(_, _)),
+    ilpkit_declare_all('$ilpkit_dynamic'(_, _)),
+    ilpkit_declare_all('$ilpkit_mode_predicate'(_, _)),
+    ilpkit_add_compat.
+
+ilpkit_declare_all(Fact) :-
+    (   catch(Fact, _, fail),
+        arg(1, Fact, Name),
+        arg(2, Fact, Arity),
+        functor(Goal, Name, Arity),
+        ilpkit_declare_undefined(Goal),
+        fail
+    ;   true
+    ).
+
+ilpkit_declare_undefined(Goal) :-
+    functor(Goal, Name, Arity),
+    (   ilpkit_defined(Name, Arity)
+    ->  true
+    ;   ilpkit_declare_dynamic(Name, Arity)
+    ).
+
+ilpkit_add_compat :-
+    (   ilpkit_compat(Name/Arity, Clauses),
+        \+ ilpkit_defined(Name, Arity),
+        ilpkit_member(Clause, Clauses),
+        assertz(Clause),
+        fail
+    ;   true
+    ).
+
+% --------------------------------------------------------------------------------------------
+% Coverage and answers
+% --------------------------------------------------------------------------------------------
+
+% ilpkit_coverage(+Head, +Body, +Among, +Steps, -Ids): the ids of the examples E (in id order)
+% for which \+ \+ (Head = E, Body) holds.  Among is all or a list of Lo-Hi id intervals in
+% increasing order; Steps is none or the inference limit of one example's proof.
+ilpkit_coverage(Head, Body, Among, Steps, Ids) :-
+    findall(Id, ilpkit_covered(Head, Body, Among, Steps, Id), Ids).
+
+ilpkit_covered(Head, Body, all, Steps, Id) :- !,
+    '$ilpkit_example'(Id, Head),
+    ilpkit_call_step_limited(\+ \+ call(Body), Steps).
+ilpkit_covered(Head, Body, Intervals, Steps, Id) :-
+    ilpkit_member(Lo-Hi, Intervals),
+    ilpkit_between(Lo, Hi, Id),
+    '$ilpkit_example'(Id, Head),
+    ilpkit_call_step_limited(\+ \+ call(Body), Steps).
+
+% ilpkit_answers(+Goal, +Max, +Steps, -Answers): Goal instantiated by each of its first Max
+% solutions (all when Max is inf), in the engine's order, duplicates kept.
+ilpkit_answers(Goal, Max, Steps, Answers) :-
+    ilpkit_call_step_limited(ilpkit_first(Goal, Max, Answers), Steps).
+
+ilpkit_first(_, Max, Answers) :-
+    integer(Max), Max =< 0, !,
+    Answers = [].
+ilpkit_first(Goal, inf, Answers) :- !,
+    findall(Goal, Goal, Answers).
+ilpkit_first(Goal, Max, Answers) :-
+    findall(Goal, ilpkit_limit(Max, Goal), Answers).
+
+ilpkit_limit(Max, Goal) :-
+    ilpkit_counter_set(0),
+    call(Goal),
+    ilpkit_counter_get(C0),
+    C is C0 + 1,
+    ilpkit_counter_set(C),
+    (   C >= Max
+    ->  !
+    ;   true
+    ).
+
+ilpkit_member(X, [X|_]).
+ilpkit_member(X, [_|T]) :- ilpkit_member(X, T).
+
+ilpkit_between(Lo, Hi, Lo) :- Lo =< Hi.
+ilpkit_between(Lo, Hi, X) :- Lo < Hi, Lo1 is Lo + 1, ilpkit_between(Lo1, Hi, X).
+
+% --------------------------------------------------------------------------------------------
+% The read loop (subprocess backend)
+% --------------------------------------------------------------------------------------------
+
+% Requests (one term each) and their answer lines:
+%   load(File)                          loaded(Problems)
+%   cover(Clauses, Among, Secs, Steps)  one line per clause, c([Id,...]), in order; on a
+%                                       failure one e(Kind, Text, Culprit) line and no more
+%   answers(Goal, Max, Secs, Steps)     a(Answers) | e(Kind, Text, Culprit)
+%   defined(Name, Arity)                d(true) | d(false)
+%   ping                                pong
+% Clauses is a list of c(Head, Body); Kind is limit or error; Culprit is the Name/Arity of
+% an unknown procedure, else none; Secs is none or a number.  Output of user code goes to
+% user_error, so it cannot corrupt the answers.
+ilpkit_serve :-
+    ilpkit_setup,
+    set_output(user_error),
+    ilpkit_engine(Engine, Version),
+    ilpkit_reply(ilpkit_ready(Engine, Version)),
+    repeat,
+    catch(read_term(user_input, Request, []), E, true),
+    (   nonvar(E)
+    ->  ilpkit_reply_error(E),
+        fail
+    ;   Request == end_of_file
+    ->  !
+    ;   ilpkit_handle(Request),
+        fail
+    ).
+
+ilpkit_handle(Request) :-
+    (   catch(ilpkit_dispatch(Request), E, (ilpkit_reply_error(E), true))
+    ->  true
+    ;   ilpkit_reply(e(error, 'the request failed', none))
+    ).
+
+ilpkit_dispatch(load(File)) :- !,
+    ilpkit_load(File, Problems),
+    ilpkit_prepare,
+    ilpkit_reply(loaded(Problems)).
+ilpkit_dispatch(cover(Clauses, Among, Secs, Steps)) :- !,
+    ilpkit_cover_all(Clauses, Among, Secs, Steps).
+ilpkit_dispatch(answers(Goal, Max, Secs, Steps)) :- !,
+    ilpkit_call_time_limited(ilpkit_answers(Goal, Max, Steps, Answers), Secs),
+    ilpkit_reply(a(Answers)).
+ilpkit_dispatch(defined(Name, Arity)) :- !,
+    (   ilpkit_defined(Name, Arity)
+    ->  ilpkit_reply(d(true))
+    ;   ilpkit_reply(d(false))
+    ).
+ilpkit_dispatch(ping) :- !,
+    ilpkit_reply(pong).
+ilpkit_dispatch(Request) :-
+    functor(Request, Name, Arity),
+    throw(error(domain_error(ilpkit_request, Name/Arity), ilpkit_serve/0)).
+
+% An error in one clause ends the batch: the e/2 line is thrown to ilpkit_handle/1.
+ilpkit_cover_all([], _, _, _).
+ilpkit_cover_all([c(Head, Body)|Clauses], Among, Secs, Steps) :-
+    ilpkit_call_time_limited(ilpkit_coverage(Head, Body, Among, Steps, Ids), Secs),
+    ilpkit_reply_ids(Ids),
+    ilpkit_cover_all(Clauses, Among, Secs, Steps).
+
+ilpkit_reply(Term) :-
+    write_canonical(user_output, Term),
+    write(user_output, '.'),
+    nl(user_output),
+    flush_output(user_output).
+
+ilpkit_reply_error(ilpkit_limit(What)) :- !,
+    ilpkit_limit_text(What, Text),
+    ilpkit_reply(e(limit, Text, none)).
+ilpkit_reply_error(E) :-
+    ilpkit_message(E, Text),
+    (   nonvar(E),
+        E = error(existence_error(procedure, Culprit), _)
+    ->  true
+    ;   Culprit = none
+    ),
+    ilpkit_reply(e(error, Text, Culprit)).
+
+ilpkit_limit_text(time(Secs), Text) :- !,
+    ilpkit_format_atom('time limit of ~w s exceeded', [Secs], Text).
+ilpkit_limit_text(steps(Steps), Text) :- !,
+    ilpkit_format_atom('inference limit of ~w exceeded', [Steps], Text).
+ilpkit_limit_text(What, Text) :-
+    ilpkit_format_atom('~w', [What], Text).
+
+% Integers only, so no engine's list syntax matters: c([1,2,3]).
+ilpkit_reply_ids(Ids) :-
+    write(user_output, 'c(['),
+    ilpkit_write_ids(Ids),
+    write(user_output, ']).'),
+    nl(user_output),
+    flush_output(user_output).
+
+ilpkit_write_ids([]).
+ilpkit_write_ids([Id|Ids]) :-
+    write(user_output, Id),
+    ilpkit_write_more_ids(Ids).
+
+ilpkit_write_more_ids([]).
+ilpkit_write_more_ids([Id|Ids]) :-
+    write(user_output, ','),
+    write(user_output, Id),
+    ilpkit_write_more_ids(Ids).

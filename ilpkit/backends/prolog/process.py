@@ -1,0 +1,130 @@
+"""One Prolog engine as a child process: start, request/answer lines, kill.
+
+Why a class of its own: the backend must never leave an engine running.  Every child is
+started in its own session (so a Ctrl-C meant for Python does not drop the engine into its
+debugger, and the whole process group -- GNU Prolog's compiler included -- can be killed),
+and a :func:`weakref.finalize` kills it and removes its temporary directory when the owner
+is garbage-collected or the interpreter exits.  An engine whose parent dies sees end of file
+on its input and halts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import weakref
+from pathlib import Path
+
+from ilpkit.core.errors import IlpkitError
+
+
+class EngineDied(IlpkitError):
+    """The engine exited (crashed, or was killed) while ilpkit was waiting for it."""
+
+
+class EngineTimeout(IlpkitError):
+    """The engine did not answer within the deadline."""
+
+
+class EngineProcess:
+    """A running engine with its temporary directory; lines in, lines out."""
+
+    def __init__(self, command: list[str], workdir: Path) -> None:
+        self.workdir = workdir
+        self.stderr_path = workdir / "stderr.txt"
+        with open(self.stderr_path, "wb") as err:
+            self.popen = subprocess.Popen(
+                command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                cwd=workdir,
+                start_new_session=True,
+            )
+        self._buffer = bytearray()
+        self._finalizer = weakref.finalize(self, _terminate, self.popen)
+
+    @staticmethod
+    def new_workdir() -> Path:
+        path = Path(tempfile.mkdtemp(prefix="ilpkit-prolog-"))
+        return path
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    def alive(self) -> bool:
+        return self.popen.poll() is None
+
+    def send(self, text: str) -> None:
+        """Write one request (text ending in ``.\\n``)."""
+        stdin = self.popen.stdin
+        assert stdin is not None
+        try:
+            stdin.write(text.encode("utf-8"))
+            stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise EngineDied(self.describe_exit()) from None
+
+    def read_line(self, timeout: float | None) -> str:
+        """The next line of output; :class:`EngineTimeout` after ``timeout`` seconds."""
+        stdout = self.popen.stdout
+        assert stdout is not None
+        fd = stdout.fileno()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        buf = self._buffer
+        while True:
+            i = buf.find(b"\n")
+            if i >= 0:
+                line = bytes(buf[:i])
+                del buf[: i + 1]
+                return line.decode("utf-8", "replace")
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready, _, _ = select.select([fd], [], [], wait)
+            if not ready:
+                raise EngineTimeout(f"no answer within {timeout} s")
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                self.popen.wait()
+                raise EngineDied(self.describe_exit())
+            buf += chunk
+
+    def stderr_tail(self, limit: int = 2000) -> str:
+        try:
+            data = self.stderr_path.read_bytes()
+        except OSError:
+            return ""
+        return data[-limit:].decode("utf-8", "replace").strip()
+
+    def describe_exit(self) -> str:
+        code = self.popen.poll()
+        status = "is still running" if code is None else f"exited with status {code}"
+        tail = self.stderr_tail()
+        return f"the engine {status}" + (f"; its last messages:\n{tail}" if tail else "")
+
+    def kill(self) -> None:
+        """Kill the engine (and anything it started) and wait for it."""
+        self._finalizer()
+
+    def remove_workdir(self) -> None:
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def _terminate(popen: subprocess.Popen[bytes]) -> None:
+    if popen.poll() is None:
+        try:
+            os.killpg(popen.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            popen.kill()
+    with contextlib.suppress(subprocess.TimeoutExpired):  # a SIGKILLed child exits at once
+        popen.wait(timeout=10)
+    for stream in (popen.stdin, popen.stdout):
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()

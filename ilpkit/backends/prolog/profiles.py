@@ -1,0 +1,276 @@
+"""Engine profiles: how to start each Prolog, what it can limit, and its prelude.
+
+Everything engine-specific lives here, as data: the command line, whether the engine can stop
+a query by itself (inference and wall-clock limits), how it writes strings, and a short
+*prelude* of Prolog text defining the hooks ``ilpkit_server.pl`` calls (its header lists
+them).  The data export and the server are the same for every engine.
+
+Quirks this encodes (all measured with SWI-Prolog 9.0, GNU Prolog 1.4.5):
+
+* SWI-Prolog: ``call_with_inference_limit/3`` and ``call_with_time_limit/2``
+  (``library(time)``, used module-qualified so nothing is imported into ``user``);
+  messages are SWI's own text (``translate_message//1``); double quotes read as strings.
+* GNU Prolog: no inference or time limit (the backend stops a slow query by killing and
+  restarting the engine); no ``not/1``, ``ignore/1``, ``intersection/3``, ``plus/3``,
+  ``sumlist/2`` (defined here); ``dynamic/1`` is a directive only; ``write_canonical/1``
+  writes lists as ``'.'(H, T)`` and floats with 17 digits (both read back exactly); library
+  predicates (``append/3``, ``member/2``) cannot be redefined by a program (reported as a
+  clash, the engine's definition is kept); integers are bounded (60 bits).
+* YAP: started as ``yap -q -l FILE -g GOAL`` (never through its top level, which is not
+  meant for a pipe); YAP exits 0 on errors and silently ignores a missing ``-l`` file, so
+  only the server's own ``ilpkit_ready`` line proves that it started; ``time_out/3`` from
+  ``library(timeout)``; floats are written with ``%.6g`` unless ``float_format`` is set.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+EngineName = Literal["swipl", "gprolog", "yap"]
+
+
+@dataclass(frozen=True)
+class EngineProfile:
+    """What ilpkit needs to know to drive one Prolog engine."""
+
+    name: EngineName
+    executable: str
+    """Default executable, looked up on PATH."""
+    server_args: tuple[str, ...]
+    """Command-line arguments after the executable; ``{server}`` is the support file and
+    ``{goal}`` the goal that runs the read loop."""
+    prelude: str
+    time_limit: bool
+    """The engine stops a query at the wall-clock limit by itself."""
+    step_limit: bool
+    """The engine counts inferences and stops a query at the limit."""
+    strings: bool
+    """The engine has a string type (ilpkit's ``Str``, written ``"..."``)."""
+    answer_double_quotes: str
+    """How to read ``"..."`` in the engine's answers (``PrologReader`` option)."""
+
+    def command(self, executable: str, server: str) -> list[str]:
+        goal = "ilpkit_serve, halt"
+        return [executable, *(a.format(server=server, goal=goal) for a in self.server_args)]
+
+
+_SWIPL_PRELUDE: Final = r"""
+:- use_module(library(time), []).
+
+ilpkit_engine(swipl, Version) :-
+    current_prolog_flag(version, N),
+    Major is N // 10000, Minor is N // 100 mod 100, Patch is N mod 100,
+    format(atom(Version), '~w.~w.~w', [Major, Minor, Patch]).
+
+ilpkit_setup :-
+    set_prolog_flag(unknown, error),
+    set_prolog_flag(double_quotes, string),
+    set_stream(user_input, encoding(utf8)),
+    set_stream(user_output, encoding(utf8)),
+    set_stream(user_error, encoding(utf8)).
+
+ilpkit_open_source(File, Stream) :-
+    open(File, read, Stream, [encoding(utf8)]).
+
+ilpkit_message(E, Text) :-
+    catch(( '$messages':translate_message(E, Lines, []),
+            with_output_to(string(S), print_message_lines(current_output, '', Lines)),
+            split_string(S, "", "\n ", [Trimmed]),
+            atom_string(Text, Trimmed) ),
+          _,
+          format(atom(Text), '~q', [E])).
+
+ilpkit_call_time_limited(Goal, none) :- !,
+    once(Goal).
+ilpkit_call_time_limited(Goal, Secs) :-
+    catch(time:call_with_time_limit(Secs, Goal),
+          time_limit_exceeded,
+          throw(ilpkit_limit(time(Secs)))).
+
+ilpkit_call_step_limited(Goal, none) :- !,
+    once(Goal).
+ilpkit_call_step_limited(Goal, Steps) :-
+    call_with_inference_limit(Goal, Steps, Result),
+    (   Result == inference_limit_exceeded
+    ->  throw(ilpkit_limit(steps(Steps)))
+    ;   true
+    ).
+
+ilpkit_defined(Name, Arity) :-
+    functor(Goal, Name, Arity),
+    (   current_predicate(Name/Arity)
+    ->  true
+    ;   catch(predicate_property(Goal, defined), _, fail)
+    ).
+
+ilpkit_declare_dynamic(Name, Arity) :-
+    dynamic(Name/Arity).
+
+ilpkit_counter_set(V) :- nb_setval(ilpkit_counter, V).
+ilpkit_counter_get(V) :- nb_getval(ilpkit_counter, V).
+
+ilpkit_format_atom(Format, Args, Atom) :-
+    format(atom(Atom), Format, Args).
+
+ilpkit_compat(_, _) :- fail.
+"""
+
+# Definitions written for ilpkit from the built-ins' documented behaviour (SWI-Prolog's, which
+# the native engine follows).
+_GPROLOG_COMPAT: Final = r"""
+ilpkit_compat(not/1, [(not(G) :- \+ G)]).
+ilpkit_compat(ignore/1, [(ignore(G) :- (call(G) -> true ; true))]).
+ilpkit_compat(sumlist/2, [(sumlist(L, S) :- sum_list(L, S))]).
+ilpkit_compat(plus/3, [
+    (plus(X, Y, Z) :- integer(X), integer(Y), !, Z is X + Y),
+    (plus(X, Y, Z) :- integer(X), integer(Z), !, Y is Z - X),
+    (plus(X, Y, Z) :- integer(Y), integer(Z), !, X is Z - Y),
+    (plus(X, Y, Z) :- throw(error(instantiation_error, plus(X, Y, Z))))]).
+ilpkit_compat(intersection/3, [
+    (intersection([], _, []) :- !),
+    (intersection([X|Xs], Ys, Zs) :-
+        (memberchk(X, Ys) -> Zs = [X|Zs1] ; Zs = Zs1),
+        intersection(Xs, Ys, Zs1))]).
+"""
+
+_GPROLOG_PRELUDE: Final = (
+    r"""
+ilpkit_engine(gprolog, Version) :-
+    current_prolog_flag(prolog_version, Version).
+
+ilpkit_setup :-
+    set_prolog_flag(unknown, error),
+    set_prolog_flag(double_quotes, codes).
+
+ilpkit_open_source(File, Stream) :-
+    open(File, read, Stream).
+
+ilpkit_message(E, Text) :-
+    format_to_atom(Text, '~q', [E]).
+
+% No limits inside GNU Prolog: the backend enforces the time limit from outside.
+ilpkit_call_time_limited(Goal, _) :-
+    call(Goal), !.
+
+ilpkit_call_step_limited(Goal, _) :-
+    call(Goal), !.
+
+ilpkit_defined(Name, Arity) :-
+    current_predicate(Name/Arity), !.
+ilpkit_defined(Name, Arity) :-
+    functor(Goal, Name, Arity),
+    catch(predicate_property(Goal, _), _, fail), !.
+ilpkit_defined(Name, Arity) :-
+    ilpkit_control(Name, Arity).
+
+ilpkit_control(',', 2).
+ilpkit_control(';', 2).
+ilpkit_control('->', 2).
+ilpkit_control(!, 0).
+ilpkit_control(call, _).
+
+ilpkit_declare_dynamic(Name, Arity) :-
+    functor(Head, Name, Arity),
+    assertz(Head),
+    retract(Head).
+
+ilpkit_counter_set(V) :- g_assign(ilpkit_counter, V).
+ilpkit_counter_get(V) :- g_read(ilpkit_counter, V).
+
+ilpkit_format_atom(Format, Args, Atom) :-
+    format_to_atom(Atom, Format, Args).
+"""
+    + _GPROLOG_COMPAT
+)
+
+_YAP_PRELUDE: Final = r"""
+:- use_module(library(timeout)).
+:- use_module(library(lists)).
+
+ilpkit_engine(yap, Version) :-
+    catch(current_prolog_flag(version, V), _, V = unknown),
+    format(atom(Version), '~w', [V]).
+
+ilpkit_setup :-
+    set_prolog_flag(unknown, error),
+    set_prolog_flag(double_quotes, codes),
+    set_prolog_flag(float_format, '%.17g').
+
+ilpkit_open_source(File, Stream) :-
+    open(File, read, Stream).
+
+ilpkit_message(E, Text) :-
+    format(atom(Text), '~q', [E]).
+
+ilpkit_call_time_limited(Goal, none) :- !,
+    once(Goal).
+ilpkit_call_time_limited(Goal, Secs) :-
+    Ms is max(1, integer(Secs * 1000)),
+    catch(time_out(Goal, Ms, Result), timeout, Result = time_out),
+    (   Result == time_out
+    ->  throw(ilpkit_limit(time(Secs)))
+    ;   true
+    ).
+
+ilpkit_call_step_limited(Goal, _) :-
+    call(Goal), !.
+
+ilpkit_defined(Name, Arity) :-
+    current_predicate(Name/Arity), !.
+ilpkit_defined(Name, Arity) :-
+    functor(Goal, Name, Arity),
+    catch(predicate_property(Goal, _), _, fail), !.
+
+ilpkit_declare_dynamic(Name, Arity) :-
+    dynamic(Name/Arity).
+
+ilpkit_counter_set(V) :- nb_setval(ilpkit_counter, V).
+ilpkit_counter_get(V) :- nb_getval(ilpkit_counter, V).
+
+ilpkit_format_atom(Format, Args, Atom) :-
+    format(atom(Atom), Format, Args).
+
+ilpkit_compat(_, _) :- fail.
+"""
+
+PROFILES: Final[dict[str, EngineProfile]] = {
+    "swipl": EngineProfile(
+        name="swipl",
+        executable="swipl",
+        server_args=("-q", "-f", "none", "-g", "{goal}", "-t", "halt(1)", "{server}"),
+        prelude=_SWIPL_PRELUDE,
+        time_limit=True,
+        step_limit=True,
+        strings=True,
+        answer_double_quotes="string",
+    ),
+    "gprolog": EngineProfile(
+        name="gprolog",
+        executable="gprolog",
+        server_args=("--consult-file", "{server}", "--query-goal", "{goal}"),
+        prelude=_GPROLOG_PRELUDE,
+        time_limit=False,
+        step_limit=False,
+        strings=False,
+        answer_double_quotes="codes",
+    ),
+    "yap": EngineProfile(
+        name="yap",
+        executable="yap",
+        server_args=("-q", "-l", "{server}", "-g", "{goal}"),
+        prelude=_YAP_PRELUDE,
+        time_limit=True,
+        step_limit=False,
+        strings=False,
+        answer_double_quotes="codes",
+    ),
+}
+
+
+def server_source(engine: str) -> str:
+    """The support file followed by the engine's prelude: one file every engine loads."""
+    from importlib.resources import files
+
+    server = files("ilpkit.backends.prolog").joinpath("ilpkit_server.pl").read_text("utf-8")
+    return server + "\n% ---- prelude for " + engine + " ----\n" + PROFILES[engine].prelude

@@ -1,0 +1,474 @@
+"""The ``subprocess`` backend: any supported Prolog (SWI, GNU Prolog, YAP) as a child process.
+
+The engine is started once per :meth:`load` with ``ilpkit_server.pl`` and the engine's prelude,
+loads the exported program (:mod:`~ilpkit.backends.prolog.export`), and then answers requests
+on its standard input, one term each (the protocol is in the server file).  A batch of clauses
+is one request; covered ids come back one line per clause.
+
+Semantics are the native backend's: a clause covers an example iff ``\\+ \\+ (H = E, Body)``;
+a top-level body literal whose predicate nothing defines fails (the native engine's rule for
+undefined literals, so such a clause covers nothing); mode predicates without definitions
+are declared dynamic.
+
+Limits: the engine's own inference limit (per example) and time limit (per clause) where it
+has them; otherwise the backend waits at most that long and then kills and restarts the
+engine.  On an engine that cannot count inferences, ``step_limit`` is approximated by
+``guard_seconds`` of wall-clock time.  Either way :class:`ResourceLimitExceeded` names the
+clause and the backend stays usable; so it does after a crash (the engine is restarted and
+the request that crashed it fails with a clear error).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+import subprocess
+import weakref
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import Field
+
+from ilpkit.backends.base import Backend, BackendOptions, BackendStatus, describe_clause
+from ilpkit.backends.prolog.export import ExportedProgram, export_program
+from ilpkit.backends.prolog.process import EngineDied, EngineProcess, EngineTimeout
+from ilpkit.backends.prolog.profiles import PROFILES, EngineProfile, server_source
+from ilpkit.core.coverage import Coverage
+from ilpkit.core.errors import BackendUnavailable, DataError, IlpkitError, ResourceLimitExceeded
+from ilpkit.core.reader import PrologReader
+from ilpkit.core.task import Task
+from ilpkit.core.terms import (
+    Clause,
+    Const,
+    Struct,
+    Term,
+    Var,
+    conjunction,
+    indicator,
+    list_items,
+    to_prolog,
+)
+
+log = logging.getLogger(__name__)
+
+_GRACE = 5.0
+"""Seconds the backend waits beyond an engine's own time limit before killing it."""
+
+
+class PrologEngineError(DataError):
+    """The Prolog engine raised an error for the data (load error, unknown procedure, an
+    exception thrown by background code); the message has the engine's text."""
+
+
+class SubprocessOptions(BackendOptions):
+    """Options of the subprocess backend."""
+
+    engine: Literal["swipl", "gprolog", "yap"] = Field(
+        default="swipl", description="Prolog engine: swipl, gprolog or yap."
+    )
+    executable: str | None = Field(
+        default=None, description="Path of the engine's executable (default: found on PATH)."
+    )
+    startup_timeout: float = Field(
+        default=120.0, description="Seconds allowed for starting the engine and loading data."
+    )
+    guard_seconds: float | None = Field(
+        default=60.0,
+        description="Wall-clock seconds per query on engines that cannot count inferences "
+        "(gprolog, yap) when step_limit is set and timeout is not; None = wait forever.",
+    )
+
+
+class SubprocessBackend(Backend):
+    """Coverage and saturation answered by a Prolog engine in a child process."""
+
+    name = "subprocess"
+
+    def __init__(self, options: SubprocessOptions | None = None) -> None:
+        super().__init__(options if options is not None else SubprocessOptions())
+        self.opts: SubprocessOptions = self.options  # type: ignore[assignment]
+        self.profile: EngineProfile = PROFILES[self.opts.engine]
+        self.version = ""
+        self.warnings: list[str] = []
+        self._engine: EngineProcess | None = None
+        self._exported: ExportedProgram | None = None
+        self._workdir: Path | None = None
+        self._defined: dict[tuple[str, int], bool] = {}
+        self._reader = PrologReader(double_quotes=self.profile.answer_double_quotes)
+
+    # -- availability ---------------------------------------------------------------------------
+    @classmethod
+    def probe(cls) -> list[BackendStatus]:
+        """Start each engine on an empty task: available only if the server answers."""
+        out = []
+        for engine in PROFILES:
+            status = probe_engine(SubprocessOptions(engine=engine))
+            out.append(status)
+        return out
+
+    def executable(self) -> str:
+        exe = self.opts.executable or self.profile.executable
+        found = shutil.which(exe)
+        if found is None:
+            raise BackendUnavailable(
+                f"{self.profile.name} executable {exe!r} not found on PATH; install it (e.g. "
+                f"apt-get install {_PACKAGES[self.profile.name]}) or set backend.executable"
+            )
+        return found
+
+    # -- lifecycle ------------------------------------------------------------------------------
+    def _load(self, task: Task) -> None:
+        exported = export_program(task, trust_data=self.options.trust_data)
+        if exported.first_string is not None and not self.profile.strings:
+            raise DataError(
+                f"{exported.first_string}: the data has double-quoted strings, which "
+                f"{self.profile.name} does not have; use the swipl engine or the native backend"
+            )
+        self.close()
+        self._workdir = EngineProcess.new_workdir()
+        weakref.finalize(self, shutil.rmtree, self._workdir, True)
+        (self._workdir / "program.pl").write_text(exported.text, encoding="utf-8")
+        (self._workdir / "ilpkit_server.pl").write_text(
+            server_source(self.profile.name), encoding="utf-8"
+        )
+        self._exported = exported
+        self._defined = {}
+        self._start()
+
+    def _start(self) -> None:
+        """Start the engine and load the program (also used to restart it)."""
+        assert self._workdir is not None and self._exported is not None
+        if self._engine is not None:
+            self._engine.kill()
+        command = self.profile.command(self.executable(), "ilpkit_server.pl")
+        engine = EngineProcess(command, self._workdir)
+        self._engine = engine
+        timeout = self.opts.startup_timeout
+        try:
+            self.version = _wait_ready(engine, timeout)
+            engine.send("load('program.pl').\n")
+            reply = self._parse(engine.read_line(timeout))
+        except (EngineDied, EngineTimeout) as exc:
+            engine.kill()
+            self._engine = None
+            raise BackendUnavailable(
+                f"{self.profile.name} did not start: {exc}\ncommand: {' '.join(command)}"
+            ) from None
+        if type(reply) is not Struct or reply.name != "loaded":
+            engine.kill()
+            self._engine = None
+            raise PrologEngineError(f"{self.profile.name}: unexpected answer to load: {reply}")
+        self._load_problems(list_items(reply.args[0])[0])
+
+    def _load_problems(self, problems: list[Term]) -> None:
+        assert self._exported is not None
+        errors = []
+        self.warnings = []
+        for p in problems:
+            assert type(p) is Struct and len(p.args) == 3
+            number, kind, text = p.args
+            where = self._exported.origin(int(number.value)) if type(number) is Const else "?"
+            message = f"{where}: {_text(text)}"
+            if _text(kind) == "error":
+                errors.append(message)
+            else:
+                what = "kept the engine's built-in" if _text(kind) == "clash" else "ignored"
+                self.warnings.append(f"{message} ({self.profile.name} {what})")
+        for w in self.warnings:
+            log.warning("%s", w)
+        if errors:
+            self.close()
+            shown = "\n".join(errors[:20]) + ("\n..." if len(errors) > 20 else "")
+            raise PrologEngineError(f"{self.profile.name} could not load the program:\n{shown}")
+
+    def close(self) -> None:
+        if self._engine is not None:
+            self._engine.kill()
+            self._engine = None
+
+    @property
+    def pid(self) -> int | None:
+        """Process id of the running engine (None when none runs)."""
+        return self._engine.pid if self._engine is not None else None
+
+    # -- requests -------------------------------------------------------------------------------
+    def _limits(self) -> tuple[float | None, float | None, str, str]:
+        """(engine seconds, backend wait, Secs and Steps as Prolog text) of one query."""
+        o = self.opts
+        wall = o.timeout
+        if wall is None and o.step_limit is not None and not self.profile.step_limit:
+            wall = o.guard_seconds
+        steps = o.step_limit if self.profile.step_limit else None
+        if self.profile.time_limit:
+            engine_secs = wall
+            wait = None if wall is None else wall + _GRACE
+        else:
+            engine_secs = None
+            wait = wall
+        secs_text = "none" if engine_secs is None else repr(float(engine_secs))
+        steps_text = "none" if steps is None else str(int(steps))
+        return engine_secs, wait, secs_text, steps_text
+
+    def _running(self) -> EngineProcess:
+        if self._engine is None or not self._engine.alive():
+            if self._exported is None:
+                raise IlpkitError(f"the {self.name} backend has no task loaded; call load(task)")
+            if self._engine is not None:
+                log.warning("%s died (%s); restarting it", self.profile.name, "idle")
+            self._start()
+        assert self._engine is not None
+        return self._engine
+
+    def _read(self, engine: EngineProcess, wait: float | None, what: str) -> str:
+        """One answer line; a timeout or crash restarts the engine and raises."""
+        try:
+            return engine.read_line(wait)
+        except EngineTimeout:
+            self._restart()
+            raise ResourceLimitExceeded(
+                f"time limit of {self._limits()[1]} s exceeded ({self.profile.name} was "
+                f"stopped and restarted) ({what})"
+            ) from None
+        except EngineDied as exc:
+            self._restart()
+            raise IlpkitError(
+                f"{self.profile.name} crashed while answering {what}; it was restarted. {exc}"
+            ) from None
+
+    def _restart(self) -> None:
+        if self._engine is not None:
+            self._engine.kill()
+            self._engine = None
+        self._start()
+
+    def _parse(self, line: str) -> Term:
+        try:
+            return self._reader.read_term(line, name=f"{self.profile.name} answer")
+        except IlpkitError as exc:
+            raise IlpkitError(
+                f"cannot read {self.profile.name}'s answer {line[:200]!r}: {exc}"
+            ) from None
+
+    def _raise(self, reply: Term, what: str) -> None:
+        """Turn an ``e(Kind, Text, Culprit)`` answer into an exception."""
+        if type(reply) is not Struct or reply.name != "e" or len(reply.args) != 3:
+            raise IlpkitError(f"unexpected answer from {self.profile.name}: {to_prolog(reply)}")
+        kind, text, culprit = reply.args
+        message = f"{self.profile.name}: {_text(text)}"
+        if _text(kind) == "limit":
+            raise ResourceLimitExceeded(f"{message} ({what})")
+        hint = ""
+        if culprit != Const("none"):
+            hint = self._callers(culprit)
+        raise PrologEngineError(f"{message} ({what}){hint}")
+
+    def _callers(self, culprit: Term) -> str:
+        """Where the background calls an unknown procedure (the data file locations)."""
+        if not (type(culprit) is Struct and culprit.name == "/" and len(culprit.args) == 2):
+            return ""
+        name, arity = culprit.args
+        key = (
+            _text(name),
+            arity.value if type(arity) is Const and type(arity.value) is int else -1,
+        )
+        places = []
+        for clauses in self.task.program.clauses.values():
+            for sc in clauses:
+                if sc.location is not None and any(_calls(g, key) for g in sc.clause.body):
+                    places.append(str(sc.location))
+        if not places:
+            return ""
+        return f"; called from {', '.join(places[:5])}"
+
+    # -- saturation -----------------------------------------------------------------------------
+    def answers(self, goal: Term, max_answers: int | None) -> list[Term]:
+        if max_answers is not None and max_answers <= 0:
+            return []
+        engine = self._running()
+        _, wait, secs, steps = self._limits()
+        limit = "inf" if max_answers is None else str(int(max_answers))
+        what = f"goal: {to_prolog(goal)}"
+        engine.send(f"answers({to_prolog(goal, 999)},{limit},{secs},{steps}).\n")
+        reply = self._parse(self._read(engine, wait, what))
+        if type(reply) is Struct and reply.name == "a" and len(reply.args) == 1:
+            items, _ = list_items(reply.args[0])
+            return [_rename(goal, a) for a in items]
+        self._raise(reply, what)
+        raise AssertionError("unreachable")
+
+    # -- coverage -------------------------------------------------------------------------------
+    def _coverage(self, clause: Clause, among: Coverage | None) -> Coverage:
+        return self._cover([clause], among)[0]
+
+    def coverage_many(
+        self, clauses: Sequence[Clause], among: Coverage | None = None
+    ) -> list[Coverage]:
+        """Coverage of each clause, the whole batch in one request."""
+        self._check_among(among)
+        return self._cover(list(clauses), among)
+
+    def _cover(self, clauses: list[Clause], among: Coverage | None) -> list[Coverage]:
+        n = self.n_examples
+        out: list[Coverage | None] = [None] * len(clauses)
+        send: list[int] = []
+        for i, c in enumerate(clauses):
+            if (among is not None and len(among) == 0) or not self._callable_body(c):
+                out[i] = Coverage.empty(n)
+            else:
+                send.append(i)
+        if send:
+            engine = self._running()
+            _, wait, secs, steps = self._limits()
+            texts = []
+            for i in send:
+                c = clauses[i].canonical()
+                body = conjunction(c.body)
+                texts.append(to_prolog(Struct("c", (c.head, body)), 999))
+            engine.send(f"cover([{','.join(texts)}],{_intervals(among)},{secs},{steps}).\n")
+            for i in send:
+                what = f"clause: {describe_clause(clauses[i])}"
+                line = self._read(engine, wait, what)
+                if line.startswith("c(["):
+                    ids = _ids(line)
+                    out[i] = Coverage(ids, n, trusted=True)
+                else:
+                    self._raise(self._parse(line), what)
+        return [c if c is not None else Coverage.empty(n) for c in out]
+
+    def _callable_body(self, clause: Clause) -> bool:
+        """False when a top-level body literal's predicate is defined nowhere (it fails)."""
+        program = self.task.program
+        for g in clause.body:
+            if type(g) is Var or not (type(g) is Struct or type(g) is Const):
+                continue
+            try:
+                key = indicator(g)
+            except TypeError:
+                continue
+            if key in program.facts or key in program.clauses or key in program.dynamic:
+                continue
+            known = self._defined.get(key)
+            if known is None:
+                known = self._ask_defined(key)
+                self._defined[key] = known
+            if not known:
+                return False
+        return True
+
+    def _ask_defined(self, key: tuple[str, int]) -> bool:
+        engine = self._running()
+        engine.send(f"defined({to_prolog(Const(key[0]), 999)},{key[1]}).\n")
+        reply = self._parse(self._read(engine, self.opts.startup_timeout, "defined/2"))
+        return reply == Struct("d", (Const("true"),))
+
+
+_PACKAGES = {"swipl": "swi-prolog-nox", "gprolog": "gprolog", "yap": "yap"}
+
+
+def probe_engine(options: SubprocessOptions) -> BackendStatus:
+    """Whether the engine starts and answers a query (on a one-example task)."""
+    from ilpkit.core.bias import Bias
+    from ilpkit.core.task import NEG, POS, Program, examples_from
+
+    variant = f"engine={options.engine}"
+    backend = SubprocessBackend(options)
+    try:
+        backend.executable()
+        program = Program()
+        program.add_fact(Struct("p", (Const("a"),)))
+        task = Task(
+            name="probe",
+            format="probe",
+            program=program,
+            examples=examples_from(
+                [(Struct("t", (Const("a"),)), POS), (Struct("t", (Const("b"),)), NEG)]
+            ),
+            bias=Bias(),
+        )
+        backend.load(task)
+        got = backend.coverage(Clause(Struct("t", (Var("X"),)), [Struct("p", (Var("X"),))]))
+        if got.tolist() != [0]:
+            return BackendStatus(variant, False, backend.version, f"wrong answer {got.tolist()}")
+        return BackendStatus(variant, True, backend.version, "")
+    except (IlpkitError, OSError, subprocess.SubprocessError) as exc:
+        return BackendStatus(variant, False, backend.version, str(exc).splitlines()[0])
+    finally:
+        backend.close()
+
+
+def _wait_ready(engine: EngineProcess, timeout: float) -> str:
+    """Skip banners until the server's own ``ilpkit_ready(Engine, Version)`` line."""
+    while True:
+        line = engine.read_line(timeout)
+        if line.startswith("ilpkit_ready("):
+            m = re.match(r"ilpkit_ready\([^,]*,'?([^')]*)'?\)\.", line)
+            return m.group(1) if m else ""
+
+
+def _intervals(among: Coverage | None) -> str:
+    """``all`` or the ids as ``[Lo-Hi,...]`` runs (compact for the usual contiguous sets)."""
+    if among is None:
+        return "all"
+    ids = among.ids
+    if len(ids) == 0:
+        return "[]"
+    breaks = np.flatnonzero(np.diff(ids) != 1)
+    starts = np.concatenate(([0], breaks + 1))
+    ends = np.concatenate((breaks, [len(ids) - 1]))
+    runs = [f"{lo}-{hi}" for lo, hi in zip(ids[starts].tolist(), ids[ends].tolist(), strict=True)]
+    return "[" + ",".join(runs) + "]"
+
+
+def _ids(line: str) -> npt.NDArray[np.int64]:
+    inner = line[3 : line.rindex("])")]
+    if not inner:
+        return np.zeros(0, dtype=np.int64)
+    return np.array(inner.split(","), dtype=np.int64)
+
+
+def _text(term: Term) -> str:
+    return str(term.value) if type(term) is Const else to_prolog(term)
+
+
+def _calls(goal: Term, key: tuple[str, int]) -> bool:
+    """Whether ``goal`` (a body literal, possibly a control construct) calls ``key``."""
+    stack = [goal]
+    while stack:
+        g = stack.pop()
+        if type(g) is Struct:
+            if (g.name, len(g.args)) == key:
+                return True
+            if g.name in (",", ";", "->", "*->", "\\+", "call", "findall", "forall", "once"):
+                stack.extend(g.args)
+            elif g.name in ("setof", "bagof", "aggregate_all", "^"):
+                stack.extend(g.args[1:])
+        elif type(g) is Const and (str(g.value), 0) == key:
+            return True
+    return False
+
+
+def _rename(goal: Term, answer: Term) -> Term:
+    """``answer`` with its variables named as the native backend names them: a goal variable
+    still free keeps its name, others become ``_G1``, ``_G2``, ... (ground answers as is)."""
+    from ilpkit.core.terms import is_ground, iter_vars, substitute
+
+    if is_ground(answer):
+        return answer
+    names: dict[Var, Term] = {}
+    stack = [(goal, answer)]
+    while stack:
+        g, a = stack.pop()
+        if type(g) is Var and type(a) is Var and a not in names:
+            names[a] = g
+        elif type(g) is Struct and type(a) is Struct and len(g.args) == len(a.args):
+            stack.extend(zip(g.args, a.args, strict=True))
+    fresh = 0
+    for v in iter_vars(answer):
+        if v not in names:
+            fresh += 1
+            names[v] = Var(f"_G{fresh}")
+    return substitute(answer, names)
