@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from ilpkit import __version__
-from ilpkit.cli import clause_cmd, data_cmd, datasets_cmd, learn_cmd, plugins_cmd
+from ilpkit.cli import clause_cmd, cv_cmd, data_cmd, datasets_cmd, learn_cmd, plugins_cmd
 from ilpkit.cli.errors import IlpkitGroup
 
 app = typer.Typer(
@@ -50,6 +50,9 @@ app.command("coverage")(clause_cmd.coverage)
 app.command("learn")(learn_cmd.learn)
 app.command("predict")(learn_cmd.predict)
 app.command("explain")(learn_cmd.explain)
+app.command("cv")(cv_cmd.cv)
+app.command("run")(cv_cmd.run)
+app.command("report")(cv_cmd.report)
 
 
 def main() -> None:

@@ -232,8 +232,11 @@ def _toml_error(where: str, err: tomllib.TOMLDecodeError) -> str:
 
 
 def _relative_to(config: RunConfig, base: Path) -> RunConfig:
+    from ilpkit.datasets import BUNDLED
+
     data = config.data
-    if not data.path.is_absolute():
+    bundled = str(data.path) in BUNDLED and not (base / data.path).exists()
+    if not data.path.is_absolute() and not bundled:
         data = data.model_copy(update={"path": base / data.path})
     update: dict[str, Any] = {"data": data}
     if config.output is not None and not config.output.is_absolute():

@@ -40,23 +40,25 @@ class DaskExecutor:
     def __init__(self, options: DaskOptions | None = None) -> None:
         self.options = options if options is not None else DaskOptions()
         try:
-            from distributed import Client, LocalCluster
+            import distributed
         except ImportError:
             raise BackendUnavailable(
                 "the dask executor needs dask.distributed: pip install 'ilpkit[dask]'"
             ) from None
+        client_type: Any = distributed.Client
+        cluster_type: Any = distributed.LocalCluster
         self._cluster: Any = None
         if self.options.address is None:
-            self._cluster = LocalCluster(
+            self._cluster = cluster_type(
                 n_workers=self.options.workers,
                 threads_per_worker=self.options.threads_per_worker,
                 processes=True,
                 host="127.0.0.1",
                 dashboard_address=None,
             )
-            self._client = Client(self._cluster)
+            self._client: Any = client_type(self._cluster)
         else:
-            self._client = Client(self.options.address)
+            self._client = client_type(self.options.address)
         self._closed = False
 
     def map(self, fn: Callable[[U], R], units: Iterable[U]) -> Iterator[R]:

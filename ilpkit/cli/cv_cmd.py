@@ -1,0 +1,250 @@
+"""``ilpkit cv``, ``ilpkit run`` and ``ilpkit report``: experiments and their run directories."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from ilpkit.cli.common import FormatOpt, SetOpt, StemOpt, load, split_sets
+from ilpkit.core.config import DataFormat, RunConfig, apply_overrides, load_config
+from ilpkit.core.errors import ConfigError
+
+SECTIONS = ("", "backend", "search", "scorer", "learner", "executor")
+
+
+class UnitProgress:
+    """A rich bar over units; each finished unit prints its fold, AURPC and clauses."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.console = Console(stderr=True, highlight=False)
+        self.enabled = enabled
+        self._progress: Progress | None = None
+        self._task: Any = None
+
+    def __enter__(self) -> UnitProgress:
+        if self.enabled:
+            self._progress = Progress(
+                TextColumn("units"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=self.console,
+            )
+            self._progress.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.__exit__(None, None, None)
+
+    def plan(self, total: int, done: int) -> None:
+        if self._progress is not None:
+            self._task = self._progress.add_task("units", total=total, completed=done)
+        if done and self.enabled:
+            self.console.print(f"resuming: {done} of {total} units already finished")
+
+    def unit(self, result: Any, finished: int, total: int) -> None:
+        if self._progress is not None:
+            self._progress.update(self._task, completed=finished)
+            aurpc = result.metrics.get("aurpc", float("nan"))
+            self._progress.console.print(
+                f"{result.key} ({result.fold_name}): AURPC {aurpc:.4f}, "
+                f"{result.clauses_evaluated:,} clauses, {result.seconds:.1f} s"
+            )
+
+
+def cv(
+    path: Annotated[
+        str | None,
+        typer.Argument(help="Dataset folder, file stem or bundled dataset name."),
+    ] = None,
+    learner: Annotated[str, typer.Option("--learner", "-l", help="Learner plugin.")] = "theory",
+    search: Annotated[
+        str | None, typer.Option(help="Search plugin (default: from the data's search setting).")
+    ] = None,
+    scorer: Annotated[
+        str | None, typer.Option(help="Scorer plugin (default: from the data's evalfn).")
+    ] = None,
+    backend: Annotated[str, typer.Option("--backend", "-b", help="Backend plugin.")] = "native",
+    executor: Annotated[
+        str, typer.Option(help="Executor plugin: local, processes or dask.")
+    ] = "local",
+    folds: Annotated[
+        int | None,
+        typer.Option(help="Stratified folds drawn with the seed (default: the data's folds)."),
+    ] = None,
+    tune_folds: Annotated[int, typer.Option(help="Folds with the tune role per unit.")] = 0,
+    repeats: Annotated[int, typer.Option(help="Repetitions with different seeds.")] = 1,
+    curve: Annotated[
+        str | None,
+        typer.Option(help="Learning-curve clause budgets, comma-separated (100,1000,10000)."),
+    ] = None,
+    sets: SetOpt = None,
+    seed: Annotated[int, typer.Option(help="Seed of the whole experiment.")] = 0,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Run directory to create.")
+    ] = None,
+    resume: Annotated[
+        Path | None,
+        typer.Option(
+            help="Continue the interrupted run in this directory (other options: "
+            "as saved in its config.toml)."
+        ),
+    ] = None,
+    fmt: FormatOpt = DataFormat.AUTO,
+    stem: StemOpt = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no tables.")] = False,
+) -> None:
+    """Cross-validate a learner: every fold (and repeat) is a unit of work; the run directory
+    gets config.toml, per-unit results and models, results.json, report.md and plots.
+    ``--set KEY=VALUE`` overrides Aleph settings; ``--set learner.KEY=VALUE`` (search.,
+    scorer., backend., executor.) sets plugin options."""
+    if resume is not None:
+        from ilpkit.core.runs import RunDirectory
+
+        config = RunDirectory(resume).config()
+        if path is not None or sets:
+            config = _config_from_options(
+                path,
+                learner,
+                search,
+                scorer,
+                backend,
+                executor,
+                folds,
+                tune_folds,
+                repeats,
+                curve,
+                sets,
+                seed,
+                fmt,
+                stem,
+            )
+        _run(config, resume, resume=True, quiet=quiet)
+        return
+    if path is None:
+        raise ConfigError("give a dataset PATH (or --resume RUN_DIR)")
+    if out is None:
+        raise ConfigError("give the run directory to create with --out RUN_DIR")
+    config = _config_from_options(
+        path,
+        learner,
+        search,
+        scorer,
+        backend,
+        executor,
+        folds,
+        tune_folds,
+        repeats,
+        curve,
+        sets,
+        seed,
+        fmt,
+        stem,
+    )
+    _run(config, out, resume=False, quiet=quiet)
+
+
+def run(
+    config_file: Annotated[Path, typer.Argument(help="A TOML run configuration.")],
+    sets: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="Override any key: --set cv.folds=5, --set learner=theory."),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Run directory (default: output key).")
+    ] = None,
+    resume: Annotated[bool, typer.Option(help="Continue a run in the output directory.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+) -> None:
+    """Run the experiment a TOML file describes (see `ilpkit cv` for what is written)."""
+    config = load_config(config_file)
+    if sets:
+        config = apply_overrides(config, sets)
+    target = out or config.output
+    if target is None:
+        raise ConfigError(f"{config_file}: no output directory (set output or pass --out)")
+    _run(config, target, resume=resume, quiet=quiet)
+
+
+def report(
+    runs: Annotated[list[Path], typer.Argument(help="Run directories (the first is the base).")],
+    metric: Annotated[str, typer.Option(help="Metric of the paired t-tests.")] = "aurpc",
+) -> None:
+    """Compare runs in one table; later runs are t-tested against the first on shared units.
+    Also rewrites each run's report.md and plots."""
+    from ilpkit.core.report import compare_runs, write_report
+    from ilpkit.core.runs import RunDirectory
+
+    dirs = [RunDirectory(p) for p in runs]
+    for d in dirs:
+        write_report(d, d.results())
+    typer.echo(compare_runs(dirs, metric=metric))
+
+
+def _config_from_options(
+    path: str | None,
+    learner: str,
+    search: str | None,
+    scorer: str | None,
+    backend: str,
+    executor: str,
+    folds: int | None,
+    tune_folds: int,
+    repeats: int,
+    curve: str | None,
+    sets: list[str] | None,
+    seed: int,
+    fmt: DataFormat,
+    stem: str | None,
+) -> RunConfig:
+    from ilpkit.cli.learn_cmd import default_scorer, default_search
+
+    if path is None:
+        raise ConfigError("give a dataset PATH")
+    task = load(path, fmt, stem)
+    options = split_sets(sets, SECTIONS)
+    budgets: list[int] = []
+    if curve:
+        try:
+            budgets = [int(x) for x in curve.split(",") if x.strip()]
+        except ValueError:
+            raise ConfigError(f"--curve {curve!r}: expected integers like 100,1000") from None
+    raw = {
+        "data": {"path": path, "format": fmt.value, "stem": stem},
+        "learner": {"name": learner, "options": options["learner"]},
+        "search": {"name": search or default_search(task), "options": options["search"]},
+        "scorer": {"name": scorer or default_scorer(task), "options": options["scorer"]},
+        "backend": {"name": backend, "options": options["backend"]},
+        "executor": {"name": executor, "options": options["executor"]},
+        "seed": seed,
+        "settings": options[""],
+        "cv": {"folds": folds, "tune_folds": tune_folds, "repeats": repeats, "curve": budgets},
+    }
+    return apply_overrides(raw, [], where="options")
+
+
+def _run(config: RunConfig, out: Path, *, resume: bool, quiet: bool) -> None:
+    from ilpkit.core.config import resolve_plugins
+    from ilpkit.core.plugins import get_plugin_manager
+    from ilpkit.core.runs import run_experiment
+
+    resolve_plugins(config, get_plugin_manager(), where="options")
+    with UnitProgress(not quiet and sys.stderr.isatty()) as progress:
+        results = run_experiment(
+            config, out, resume=resume, on_unit=progress.unit, on_plan=progress.plan
+        )
+    if quiet:
+        return
+    from ilpkit.core.report import summary_cell
+
+    console = Console(highlight=False)
+    summary = results["summary"]
+    cells = ", ".join(f"{k} {summary_cell(v)}" for k, v in summary.items())
+    console.print(f"{results['n_units']} units: {cells}")
+    console.print(f"run directory: {out} (report.md, results.json, plots/)")
