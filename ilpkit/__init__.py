@@ -1,6 +1,41 @@
-"""ilpkit: ensembles of first-order rules from large, skewed relational data."""
+"""ilpkit: ensembles of first-order rules from large, skewed relational data.
+
+The Python API mirrors the CLI: :func:`cv` and :func:`run` (``ilpkit cv`` / ``ilpkit run``),
+:func:`load_task` to read a dataset (a path or a bundled name), and :class:`ILPEstimator`, a
+scikit-learn-style wrapper for notebooks.  They are imported on first use, so ``import
+ilpkit`` stays cheap.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from ilpkit.core.errors import IlpkitError
 
+if TYPE_CHECKING:
+    from ilpkit.api import cv, run
+    from ilpkit.core.task import Task
+    from ilpkit.estimator import ILPEstimator
+
 __version__ = "0.1.0"
-__all__ = ["IlpkitError", "__version__"]
+__all__ = ["ILPEstimator", "IlpkitError", "__version__", "cv", "load_task", "run"]
+
+
+def load_task(path: str, data_format: str = "auto", stem: str | None = None) -> Task:
+    """Read a dataset: a folder, a file stem, or the name of a bundled dataset."""
+    from ilpkit.core.formats import load_task as _load
+    from ilpkit.datasets import resolve_data_path
+
+    return _load(resolve_data_path(path), format=data_format, stem=stem)
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("cv", "run"):
+        from ilpkit import api
+
+        return getattr(api, name)
+    if name == "ILPEstimator":
+        from ilpkit.estimator import ILPEstimator
+
+        return ILPEstimator
+    raise AttributeError(f"module 'ilpkit' has no attribute {name!r}")
