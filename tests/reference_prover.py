@@ -797,8 +797,15 @@ def swipl_path() -> str | None:
     return shutil.which("swipl")
 
 
-def require_backends() -> bool:
-    return bool(os.environ.get("ILPKIT_REQUIRE_BACKENDS"))
+def require_backends(name: str | None = None) -> bool:
+    """Whether a missing engine must fail the tests instead of skipping them.
+
+    ``ILPKIT_REQUIRE_BACKENDS`` is a comma-separated list of names (``swipl,gprolog``); with
+    ``name`` the answer is whether that name is listed, without it whether any is."""
+    value = os.environ.get("ILPKIT_REQUIRE_BACKENDS", "")
+    if name is None:
+        return bool(value)
+    return name in {item.strip() for item in value.split(",")}
 
 
 _SCRIPT = r"""

@@ -84,7 +84,7 @@ ilpkit_message(E, Text) :-
 ilpkit_call_time_limited(Goal, none) :- !,
     once(Goal).
 ilpkit_call_time_limited(Goal, Secs) :-
-    catch(time:call_with_time_limit(Secs, Goal),
+    catch(time:call_with_time_limit(Secs, user:Goal),
           time_limit_exceeded,
           throw(ilpkit_limit(time(Secs)))).
 

@@ -235,6 +235,10 @@ class SubprocessBackend(Backend):
             ) from None
         except EngineDied as exc:
             self._restart()
+            if "overflow" in str(exc) or "out of memory" in str(exc).lower():
+                raise ResourceLimitExceeded(
+                    f"{self.profile.name} ran out of memory ({what}); it was restarted. {exc}"
+                ) from None
             raise IlpkitError(
                 f"{self.profile.name} crashed while answering {what}; it was restarted. {exc}"
             ) from None
@@ -286,7 +290,9 @@ class SubprocessBackend(Backend):
 
     # -- saturation -----------------------------------------------------------------------------
     def answers(self, goal: Term, max_answers: int | None) -> list[Term]:
-        if max_answers is not None and max_answers <= 0:
+        if (max_answers is not None and max_answers <= 0) or not self._callable_body(
+            Clause(goal, [goal])
+        ):
             return []
         engine = self._running()
         _, wait, secs, steps = self._limits()
@@ -340,7 +346,8 @@ class SubprocessBackend(Backend):
         return [c if c is not None else Coverage.empty(n) for c in out]
 
     def _callable_body(self, clause: Clause) -> bool:
-        """False when a top-level body literal's predicate is defined nowhere (it fails)."""
+        """False when a top-level body literal's predicate is defined nowhere: the native
+        backend lets such a literal fail (and answers no goal of it)."""
         program = self.task.program
         for g in clause.body:
             if type(g) is Var or not (type(g) is Struct or type(g) is Const):
