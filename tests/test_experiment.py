@@ -306,3 +306,12 @@ def test_run_command_reads_a_toml_config(tmp_path: Path) -> None:
     result = runner.invoke(app, ["run", str(tmp_path / "exp.toml"), "--quiet"])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "out" / "results.json").is_file()
+
+
+def test_help_lists_every_plugin_option_with_default_and_doc() -> None:
+    result = runner.invoke(app, ["cv", "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    text = " ".join(result.output.split())
+    assert "learner theory: max_rules (default None) Keep at most this many rules" in text
+    assert "executor processes: workers (default None)" in text
+    assert "scorer mestimate: m (default 2.0)" in text

@@ -11,8 +11,17 @@ from typing import Annotated
 import typer
 
 from ilpkit import __version__
-from ilpkit.cli import clause_cmd, cv_cmd, data_cmd, datasets_cmd, learn_cmd, plugins_cmd
+from ilpkit.cli import (
+    backends_cmd,
+    clause_cmd,
+    cv_cmd,
+    data_cmd,
+    datasets_cmd,
+    learn_cmd,
+    plugins_cmd,
+)
 from ilpkit.cli.errors import IlpkitGroup
+from ilpkit.cli.plugin_help import PluginOptionsCommand
 
 app = typer.Typer(
     name="ilpkit",
@@ -43,14 +52,15 @@ def _root(
 
 
 app.command("plugins")(plugins_cmd.plugins)
+app.command("backends")(backends_cmd.backends)
 app.add_typer(data_cmd.app, name="data")
 app.add_typer(datasets_cmd.app, name="datasets")
 app.command("saturate")(clause_cmd.saturate)
 app.command("coverage")(clause_cmd.coverage)
-app.command("learn")(learn_cmd.learn)
+app.command("learn", cls=PluginOptionsCommand)(learn_cmd.learn)
 app.command("predict")(learn_cmd.predict)
 app.command("explain")(learn_cmd.explain)
-app.command("cv")(cv_cmd.cv)
+app.command("cv", cls=PluginOptionsCommand)(cv_cmd.cv)
 app.command("run")(cv_cmd.run)
 app.command("report")(cv_cmd.report)
 
