@@ -11,6 +11,7 @@ restarted; engine errors name the data file and line; no engine outlives its bac
 from __future__ import annotations
 
 import gc
+import json
 import os
 import random
 import shutil
@@ -367,3 +368,17 @@ def test_probe_reports_every_engine() -> None:
             assert s.version
         else:
             assert not s.available and "not found" in s.reason
+
+
+def test_cli_backends_lists_every_backend() -> None:
+    from typer.testing import CliRunner
+
+    from ilpkit.cli.main import app
+
+    result = CliRunner().invoke(app, ["backends", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = {(r["name"], r["variant"]): r for r in json.loads(result.output)}
+    assert rows[("native", "")]["available"]
+    for e in ENGINES:
+        row = rows[("subprocess", f"engine={e}")]
+        assert row["available"] == (shutil.which(PROFILES[e].executable) is not None)
