@@ -124,6 +124,9 @@ def compare_runs(runs: Sequence[RunDirectory], metric: str = "aurpc") -> str:
 
 def _t_test_cell(base: dict[str, UnitResult], other: dict[str, UnitResult], metric: str) -> str:
     shared = sorted(set(base) & set(other))
+    different = [k for k in shared if base[k].test_ids != other[k].test_ids]
+    if different:
+        return f"not paired: units {', '.join(different[:3])} test on different examples"
     pairs = [
         (base[k].metrics.get(metric, math.nan), other[k].metrics.get(metric, math.nan))
         for k in shared
