@@ -16,10 +16,11 @@ Quirks this encodes (all measured with SWI-Prolog 9.0, GNU Prolog 1.4.5):
   writes lists as ``'.'(H, T)`` and floats with 17 digits (both read back exactly); library
   predicates (``append/3``, ``member/2``) cannot be redefined by a program (reported as a
   clash, the engine's definition is kept); integers are bounded (60 bits).
-* YAP: started as ``yap -q -l FILE -g GOAL`` (never through its top level, which is not
-  meant for a pipe); YAP exits 0 on errors and silently ignores a missing ``-l`` file, so
-  only the server's own ``ilpkit_ready`` line proves that it started; ``time_out/3`` from
-  ``library(timeout)``; floats are written with ``%.6g`` unless ``float_format`` is set.
+* YAP (written from its documentation; not yet run, as no YAP was installed here): started
+  as ``yap -q -l FILE -g GOAL`` (never through its top level, which is not meant for a pipe);
+  YAP exits 0 on errors and silently ignores a missing ``-l`` file, so only the server's own
+  ``ilpkit_ready`` line proves that it started; ``time_out/3`` from ``library(timeout)``;
+  floats are written with ``%.6g`` unless ``float_format`` is set.
 """
 
 from __future__ import annotations

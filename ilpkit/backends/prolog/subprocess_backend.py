@@ -3,7 +3,11 @@
 The engine is started once per :meth:`load` with ``ilpkit_server.pl`` and the engine's prelude,
 loads the exported program (:mod:`~ilpkit.backends.prolog.export`), and then answers requests
 on its standard input, one term each (the protocol is in the server file).  A batch of clauses
-is one request; covered ids come back one line per clause.
+is one request; covered ids come back one line per clause.  The server reads the program
+with ``read_term/3`` and asserts it (one error report for every engine, with the term's
+number, mapped back to the data file).  Measured on mutagenesis (15k facts) with GNU Prolog:
+0.17 s to load this way against 1.3 s for ``consult/1`` (which runs its compiler), while
+queries on consulted code ran about twice as fast; SWI-Prolog runs asserted code as fast.
 
 Semantics are the native backend's: a clause covers an example iff ``\\+ \\+ (H = E, Body)``;
 a top-level body literal whose predicate nothing defines fails (the native engine's rule for
