@@ -149,7 +149,7 @@ def test_third_party_package_is_found(monkeypatch: pytest.MonkeyPatch, site: Pat
     demo = manager.get("executor", "demo")
     assert demo.source == "ilpkit_demo_plugin"
     assert demo.doc == "A demo executor from a third-party package."
-    assert manager.names("executor") == ["demo", "local"]
+    assert manager.names("executor") == ["dask", "demo", "local", "processes"]
     executor = manager.make("executor", "demo", {"workers": 3})
     assert executor.options.workers == 3
     assert list(executor.map(str, [1, 2])) == ["1", "2"]
@@ -167,7 +167,7 @@ def test_third_party_options_errors_name_the_plugin(
 def test_autoload_can_be_disabled(monkeypatch: pytest.MonkeyPatch, site: Path) -> None:
     install_demo(monkeypatch, site)
     monkeypatch.setenv(DISABLE_AUTOLOAD_ENV, "1")
-    assert PluginManager().names("executor") == ["local"]
+    assert PluginManager().names("executor") == ["dask", "local", "processes"]
     assert "demo" in PluginManager(entry_points=True).names("executor")
 
 

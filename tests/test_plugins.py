@@ -88,7 +88,7 @@ def test_unknown_name_suggests_the_closest_and_lists_available(manager: PluginMa
     message = str(info.value)
     assert "no executor named 'lcoal'" in message
     assert "did you mean 'local'?" in message
-    assert "available executors: local" in message
+    assert "available executors: dask, local, processes" in message
 
 
 def test_unknown_name_without_close_match_lists_available(manager: PluginManager) -> None:
