@@ -15,6 +15,7 @@ from ilpkit.cli.common import (
     PathArg,
     SetOpt,
     StemOpt,
+    TrustOpt,
     load,
     open_backend,
     split_sets,
@@ -47,11 +48,12 @@ def saturate(
     ground: Annotated[
         bool, typer.Option(help="Also print the ground (not variabilised) literals.")
     ] = False,
+    trust_data: TrustOpt = False,
 ) -> None:
     """Print the bottom clause of a seed example."""
     task = load(path, fmt, stem)
     options = split_sets(sets, ("backend",))
-    with open_backend(backend, options["backend"], task) as engine:
+    with open_backend(backend, options["backend"], task, trust_data=trust_data) as engine:
         seed: Term | int = int(example) if example.isdigit() else _parse(example, "--example")
         bottom = engine.saturate(seed, depth=depth)
     typer.echo(f"% {len(bottom)} literals, {bottom.n_vars} variables")
@@ -70,12 +72,13 @@ def coverage(
     json_output: Annotated[
         bool, typer.Option("--json", help="Print JSON, with the covered example ids.")
     ] = False,
+    trust_data: TrustOpt = False,
 ) -> None:
     """Print how many positive and negative examples a clause covers."""
     task = load(path, fmt, stem)
     options = split_sets(sets, ("backend",))
     parsed = Clause.from_term(_parse(clause, "--clause"))
-    with open_backend(backend, options["backend"], task) as engine:
+    with open_backend(backend, options["backend"], task, trust_data=trust_data) as engine:
         covered = engine.coverage(parsed)
     counts = covered.counts(task.examples)
     result = {

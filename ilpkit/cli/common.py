@@ -34,6 +34,14 @@ SetOpt = Annotated[
         help="KEY=VALUE option; backend.KEY sets a backend option (repeatable).",
     ),
 ]
+TrustOpt = Annotated[
+    bool,
+    typer.Option(
+        "--trust-data",
+        help="Trust the data files: let Prolog engines run their directives and built-ins "
+        "outside the side-effect-free allow-list (arbitrary code; see docs/security.md).",
+    ),
+]
 
 
 def load(path: str, fmt: DataFormat, stem: str | None) -> Task:
@@ -62,10 +70,15 @@ def split_sets(items: list[str] | None, sections: tuple[str, ...]) -> dict[str, 
     return out
 
 
-def open_backend(name: str, options: dict[str, Any], task: Task) -> Any:
-    """Build backend ``name`` with validated options and load ``task`` into it."""
+def open_backend(
+    name: str, options: dict[str, Any], task: Task, *, trust_data: bool = False
+) -> Any:
+    """Build backend ``name`` with validated options and load ``task`` into it
+    (``trust_data`` is ``--trust-data``: the backend then skips the data safety check)."""
     from ilpkit.core.plugins import get_plugin_manager
 
+    if trust_data:
+        options = {**options, "trust_data": True}
     backend = get_plugin_manager().make("backend", name, options)
     backend.load(task)
     return backend

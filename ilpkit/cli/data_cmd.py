@@ -34,16 +34,29 @@ def check(
     ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
-    """Load a dataset and print its summary: examples, predicates, modes, settings, folds."""
-    from ilpkit.cli.common import resolve_data_path
+    """Load a dataset and print its summary: examples, predicates, modes, settings, folds,
+    and the constructs backends refuse unless you trust the data (as warnings)."""
     from ilpkit.core.formats import load_task  # loaders are heavy; load them only when used
+    from ilpkit.core.safety import unsafe_constructs
+    from ilpkit.core.task import Task
+    from ilpkit.datasets import resolve_data_path
 
     task = load_task(resolve_data_path(path), format=fmt.value, stem=stem)
     summary = task.summary()
     if json_output:
         typer.echo(json.dumps(summary, indent=2, default=str))
-        return
-    Console(highlight=False, markup=False).print(summary_tree(summary, title=str(path)))
+    else:
+        Console(highlight=False, markup=False).print(summary_tree(summary, title=str(path)))
+    # Only a Task has a program to check (the CLI tests substitute summary-only loaders).
+    unsafe = unsafe_constructs(task) if isinstance(task, Task) else []
+    for item in unsafe[:_MAX_ITEMS]:
+        typer.echo(f"warning: {item}", err=True)
+    if unsafe:
+        typer.echo(
+            f"warning: backends refuse this data ({len(unsafe)} unsafe constructs) unless "
+            "you pass --trust-data; see docs/security.md",
+            err=True,
+        )
 
 
 def summary_tree(summary: Mapping[str, Any], *, title: str) -> Tree:

@@ -21,6 +21,7 @@ from ilpkit.cli.common import (
     PathArg,
     SetOpt,
     StemOpt,
+    TrustOpt,
     load,
     open_backend,
     split_sets,
@@ -138,6 +139,7 @@ def learn(
     fmt: FormatOpt = DataFormat.AUTO,
     stem: StemOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no tables.")] = False,
+    trust_data: TrustOpt = False,
 ) -> None:
     """Learn a model. ``--set KEY=VALUE`` overrides the data's Aleph settings
     (clauselength, nodes, i, minpos, ...); ``--set learner.KEY=VALUE`` (and search., scorer.,
@@ -159,7 +161,7 @@ def learn(
     manager.validate_options("search", search_name, options["search"])
     started = time.perf_counter()
     with (
-        open_backend(backend, options["backend"], task) as engine,
+        open_backend(backend, options["backend"], task, trust_data=trust_data) as engine,
         LiveProgress(not quiet and sys.stderr.isatty()) as progress,
     ):
         ctx = LearnContext(
@@ -230,6 +232,7 @@ def predict(
     sets: SetOpt = None,
     fmt: FormatOpt = DataFormat.AUTO,
     stem: StemOpt = None,
+    trust_data: TrustOpt = False,
 ) -> None:
     """Score every example of a dataset with a saved model."""
     from ilpkit.core.metrics import auroc, aurpc, pr_points_from_scores
@@ -237,7 +240,7 @@ def predict(
     model: Model = load_model(model_path)
     task = load(path, fmt, stem)
     options = split_sets(sets, ("backend",))
-    with open_backend(backend, options["backend"], task) as engine:
+    with open_backend(backend, options["backend"], task, trust_data=trust_data) as engine:
         scores = model.score(engine)
     labels = task.examples.labels
     rows = [
@@ -278,6 +281,7 @@ def explain(
     fmt: FormatOpt = DataFormat.AUTO,
     stem: StemOpt = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    trust_data: TrustOpt = False,
 ) -> None:
     """Show a model's rules with their precision, recall and coverage counts."""
     from ilpkit.core.learner import rule_stats
@@ -287,7 +291,7 @@ def explain(
     title = f"{model.learner} model {model_path} (training counts)"
     if path is not None:
         task = load(path, fmt, stem)
-        with open_backend(backend, {}, task) as engine:
+        with open_backend(backend, {}, task, trust_data=trust_data) as engine:
             rules = rule_stats(task, engine, [r.clause for r in rules], task.examples.ids)
         title = f"{model.learner} model {model_path} on {path}"
     if json_output:

@@ -31,6 +31,10 @@ class DataError(IlpkitError):
     """Data files are missing, unreadable or inconsistent."""
 
 
+class UnsafeProgramError(DataError):
+    """A data file holds a directive or a call that could run code (see ``core/safety.py``)."""
+
+
 class PrologSyntaxError(DataError):
     """One or more syntax errors in a Prolog-text file.
 

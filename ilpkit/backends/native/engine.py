@@ -37,6 +37,7 @@ from ilpkit.backends.native.joins import Bindings, join, join_counts, semi_join
 from ilpkit.backends.native.store import FactTable, Ids, Interner
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.errors import DataError, ResourceLimitExceeded
+from ilpkit.core.safety import check_program
 from ilpkit.core.task import Task
 from ilpkit.core.terms import (
     Clause,
@@ -100,6 +101,7 @@ class NativeBackend(Backend):
 
     # -- loading ------------------------------------------------------------------------------
     def _load(self, task: Task) -> None:
+        check_program(task, trust_data=self.options.trust_data, runs_directives=False)
         self.interner = Interner()
         self.cache.clear()
         self.cache_bytes = 0
