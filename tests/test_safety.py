@@ -281,7 +281,9 @@ def test_cli_trust_data_lifts_the_refusal() -> None:
     assert '"tp": 1' in trusted.stdout
 
 
-@pytest.mark.parametrize("command", ["learn", "predict", "explain", "coverage", "saturate"])
+@pytest.mark.parametrize(
+    "command", ["learn", "predict", "explain", "coverage", "saturate", "cv", "run"]
+)
 def test_every_command_that_opens_a_backend_has_the_flag(command: str) -> None:
     result = runner.invoke(app, [command, "--help"])
     assert "--trust-data" in result.stdout

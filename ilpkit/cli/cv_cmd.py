@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ilpkit.cli.common import FormatOpt, SetOpt, StemOpt, load, split_sets
+from ilpkit.cli.common import FormatOpt, SetOpt, StemOpt, TrustOpt, load, split_sets
 from ilpkit.core.config import DataFormat, RunConfig, apply_overrides, load_config
 from ilpkit.core.errors import ConfigError
 
@@ -99,6 +99,7 @@ def cv(
     fmt: FormatOpt = DataFormat.AUTO,
     stem: StemOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no tables.")] = False,
+    trust_data: TrustOpt = False,
 ) -> None:
     """Cross-validate a learner: every fold (and repeat) is a unit of work; the run directory
     gets config.toml, per-unit results and models, results.json, report.md and plots.
@@ -125,7 +126,7 @@ def cv(
                 fmt,
                 stem,
             )
-        _run(config, resume, resume=True, quiet=quiet)
+        _run(config, resume, resume=True, quiet=quiet, trust_data=trust_data)
         return
     if path is None:
         raise ConfigError("give a dataset PATH (or --resume RUN_DIR)")
@@ -147,7 +148,7 @@ def cv(
         fmt,
         stem,
     )
-    _run(config, out, resume=False, quiet=quiet)
+    _run(config, out, resume=False, quiet=quiet, trust_data=trust_data)
 
 
 def run(
@@ -161,6 +162,7 @@ def run(
     ] = None,
     resume: Annotated[bool, typer.Option(help="Continue a run in the output directory.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+    trust_data: TrustOpt = False,
 ) -> None:
     """Run the experiment a TOML file describes (see `ilpkit cv` for what is written)."""
     config = load_config(config_file)
@@ -169,7 +171,7 @@ def run(
     target = out or config.output
     if target is None:
         raise ConfigError(f"{config_file}: no output directory (set output or pass --out)")
-    _run(config, target, resume=resume, quiet=quiet)
+    _run(config, target, resume=resume, quiet=quiet, trust_data=trust_data)
 
 
 def report(
@@ -229,11 +231,15 @@ def _config_from_options(
     return apply_overrides(raw, [], where="options")
 
 
-def _run(config: RunConfig, out: Path, *, resume: bool, quiet: bool) -> None:
+def _run(
+    config: RunConfig, out: Path, *, resume: bool, quiet: bool, trust_data: bool = False
+) -> None:
     from ilpkit.core.config import resolve_plugins
     from ilpkit.core.plugins import get_plugin_manager
     from ilpkit.core.runs import run_experiment
 
+    if trust_data:  # kept in the run's config.toml, so a resumed run trusts the data too
+        config = apply_overrides(config, ["backend.trust_data=true"], where="--trust-data")
     resolve_plugins(config, get_plugin_manager(), where="options")
     with UnitProgress(not quiet and sys.stderr.isatty()) as progress:
         results = run_experiment(
