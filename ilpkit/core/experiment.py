@@ -31,7 +31,14 @@ import numpy.typing as npt
 from ilpkit.core.config import RunConfig
 from ilpkit.core.errors import BiasError, ConfigError, DataError
 from ilpkit.core.learner import LearnContext, Model
-from ilpkit.core.metrics import accuracy, auroc, aurpc, f1, mean_cross_entropy
+from ilpkit.core.metrics import (
+    accuracy,
+    auroc,
+    aurpc,
+    f1,
+    mean_cross_entropy,
+    pr_points_from_counts,
+)
 from ilpkit.core.metrics import pr_points_from_scores as pr_points
 from ilpkit.core.task import NEG, POS, Task, stratified_folds
 
@@ -248,6 +255,7 @@ def run_unit(unit: Unit) -> UnitResult:
         settings=task.bias.settings,
         seed=seed,
         train_ids=split.train,
+        tune_ids=split.tune if len(split.tune) else None,
     )
     model: Model = learner.fit(task, ctx)
     labels = (task.examples.labels[labelled] == POS).astype(np.int64)
@@ -291,6 +299,12 @@ def evaluate(
     """AURPC, AUROC, and F1/accuracy of the model's own classification (plus MCE with
     probabilities) on the examples ``ids``."""
     metrics = _ranking_metrics(scores, labels)
+    pr_counts = getattr(model, "pr_counts", None)
+    if pr_counts is not None and 0 < labels.sum() < len(labels):
+        # models that are sets of classifiers (Gleaner's per-bin theories): AURPC over them
+        points = pr_counts(backend, ids, labels == 1)
+        p, n = float(labels.sum()), float(len(labels) - labels.sum())
+        metrics["aurpc_points"] = aurpc(pr_points_from_counts(points, p, n))
     predicted = np.asarray(model.predict(backend, ids), dtype=bool)
     p = float(labels.sum())
     n = float(len(labels) - labels.sum())
@@ -315,3 +329,22 @@ def _ranking_metrics(
         "aurpc": aurpc(pr_points(scores, labels)),
         "auroc": auroc(scores, labels),
     }
+
+
+def worker_context(recipe: RunConfig, seed: int) -> tuple[Task, LearnContext]:
+    """Task and learning context rebuilt from a recipe in a worker process (cached per
+    process), for learners whose units (Gleaner seeds, ensemble members) run elsewhere."""
+    from ilpkit.core.plugins import get_plugin_manager
+
+    manager = get_plugin_manager()
+    task = _CACHE.get_task(recipe)
+    backend = _CACHE.get_backend(recipe, task)
+    search = recipe.search
+    ctx = LearnContext(
+        backend=backend,
+        make_search=lambda: manager.make("search", search.name, dict(search.options)),
+        scorer=manager.make("scorer", recipe.scorer.name, dict(recipe.scorer.options)),
+        settings=task.bias.settings,
+        seed=seed,
+    )
+    return task, ctx

@@ -110,6 +110,13 @@ class LearnContext:
     train_ids: npt.NDArray[np.int64] | None = None
     observers: list[Observer] = field(default_factory=list)
     on_rule: Callable[[Evaluated], None] | None = None
+    tune_ids: npt.NDArray[np.int64] | None = None
+    executor: Any = None
+    """Where a learner's independent units (Gleaner seeds, ensemble members) run; ``None``:
+    one after another in this process, on ``backend``."""
+    recipe: Any = None
+    """A :class:`~ilpkit.core.config.RunConfig` from which a worker process rebuilds the task
+    and backend; units go to ``executor`` only when it is set."""
 
     def rng(self, *salt: object) -> random.Random:
         """A generator seeded by the run seed and ``salt`` (per unit, never per worker)."""

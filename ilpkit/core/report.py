@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from ilpkit.core.experiment import UnitResult
     from ilpkit.core.runs import RunDirectory
 
-SHOWN = ("aurpc", "auroc", "f1", "accuracy", "mce")
+SHOWN = ("aurpc", "aurpc_points", "auroc", "f1", "accuracy", "mce")
 
 
 def _fmt(value: float) -> str:

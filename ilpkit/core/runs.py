@@ -28,7 +28,7 @@ from ilpkit.core.config import RunConfig, dump_config, load_config
 from ilpkit.core.errors import ConfigError, IlpkitError
 from ilpkit.core.experiment import Unit, UnitResult, load_configured_task, plan, run_unit
 
-METRICS = ("aurpc", "auroc", "f1", "accuracy", "mce")
+METRICS = ("aurpc", "aurpc_points", "auroc", "f1", "accuracy", "mce")
 
 
 class Interrupted(IlpkitError):

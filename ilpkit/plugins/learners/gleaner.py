@@ -1,0 +1,562 @@
+"""``gleaner``: Gleaner (dissertation ch. 4; gleanersrl sec. 2.1).
+
+Stage 1, per seed (an independent unit of work): saturate a random training positive and
+search ``clauses_per_seed`` clauses (by default Rapid Random Restart with the
+precision*recall heuristic).  Every evaluated clause falls in the recall bin of its training
+recall (B bins of width 1/B; ``floor(recall * B)``, recall 1 in the last bin), and each bin
+keeps the clause with the best training precision*recall seen in this seed's search, among
+clauses covering at least ``min_tune_pos`` tune positives.
+
+Stage 2, on the tune set: bin m's clauses (one per seed) form the theories "at least L of K_m
+clauses match", L = 1..K_m.  For each target bin j the (m, L) with the highest tune precision
+whose tune recall lies in bin j is chosen (``combine="bins"``); or every (m, L) on the upper
+convex hull of the tune recall-precision points is kept (``combine="hull"``).  The chosen
+theories applied to the test set give the model's recall-precision points.
+
+Decisions (PAPERS.md leaves them open):
+
+* the ranking score of an example is the number of clauses of the *ranking bin* that match
+  it, the ranking bin being the bin whose L-curve has the largest tune AURPC;
+* ``predict`` uses the chosen (m, L) with the highest tune F1;
+* without tune examples (no tune folds), stage 2 uses the training examples, as a fallback;
+* the learning curve (``at_budget``) reads the same run with fewer clauses per seed: each
+  seed's per-bin best among its first ``budget // seeds`` clauses.  Because a seeded search
+  with a smaller budget evaluates a prefix of the same clause stream, this is exactly the
+  model a run with that per-seed budget would give.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import BaseModel, ConfigDict, Field
+
+from ilpkit.core.coverage import Coverage
+from ilpkit.core.learner import (
+    MODEL_FORMAT_VERSION,
+    ClauseBackend,
+    LearnContext,
+    Rule,
+    parse_clause,
+    subset_weighting,
+)
+from ilpkit.core.metrics import aurpc, f1, pr_points_from_counts
+from ilpkit.core.plugins import PluginSpec
+from ilpkit.core.search import Evaluated, SearchContext
+from ilpkit.core.task import POS, Task
+from ilpkit.core.terms import Clause
+
+BIN_EPSILON = 1e-9
+"""Added to recall * B before flooring, so that recalls k/B computed in floating point land
+in bin k (e.g. 0.57 * 100 = 56.99999999999999)."""
+
+
+class GleanerOptions(BaseModel):
+    """Hyperparameters of Gleaner."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    bins: int = Field(default=20, ge=1, description="Recall bins B (width 1/B).")
+    seeds: int = Field(default=50, ge=1, description="Seeds K, each an independent search.")
+    clauses_per_seed: int = Field(
+        default=1000, ge=1, description="Clauses N evaluated in each seed's search."
+    )
+    clauselength: int | None = Field(
+        default=10, ge=1, description="Longest clause, counting the head (None: the data's)."
+    )
+    min_tune_pos: int = Field(
+        default=2, ge=0, description="A kept clause must cover this many tune positives."
+    )
+    combine: Literal["bins", "hull"] = Field(
+        default="bins",
+        description="Stage 2: best tune precision per target bin, or the upper convex hull.",
+    )
+
+
+def recall_bin(recall: float, bins: int) -> int:
+    """The bin of a recall in [0, 1]: ``floor(recall * B)``, recall 1 in the last bin."""
+    return min(math.floor(recall * bins + BIN_EPSILON), bins - 1)
+
+
+# --------------------------------------------------------------------------------------------
+# Stage 1: one seed
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Kept:
+    """A bin's best clause so far in one seed's search, and when it became the best."""
+
+    number: int  # position of the clause in the seed's stream of evaluated clauses
+    clause: str
+    score: float  # training precision * recall
+
+
+@dataclass
+class SeedResult:
+    """What one seed's search kept: per bin, the history of improving clauses."""
+
+    index: int
+    seed_example: int
+    evaluated: int
+    history: dict[int, list[Kept]]
+
+    def best(self, within: int | None = None) -> dict[int, str]:
+        """Each bin's best clause among the first ``within`` evaluated clauses."""
+        out = {}
+        for b, kept in self.history.items():
+            ok = [k for k in kept if within is None or k.number <= within]
+            if ok:
+                out[b] = ok[-1].clause
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "seed_example": self.seed_example,
+            "evaluated": self.evaluated,
+            "history": {
+                str(b): [[k.number, k.clause, k.score] for k in kept]
+                for b, kept in self.history.items()
+            },
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SeedResult:
+        return cls(
+            index=int(data["index"]),
+            seed_example=int(data["seed_example"]),
+            evaluated=int(data["evaluated"]),
+            history={
+                int(b): [Kept(int(n), str(c), float(s)) for n, c, s in kept]
+                for b, kept in data["history"].items()
+            },
+        )
+
+
+def search_seed(
+    task: Task,
+    ctx: LearnContext,
+    options: GleanerOptions,
+    index: int,
+    train: npt.NDArray[np.int64],
+    tune: npt.NDArray[np.int64],
+) -> SeedResult:
+    """Stage 1 for seed ``index``: its search, and each bin's best clause over time."""
+    labels = task.examples.labels
+    positives = train[labels[train] == POS]
+    rng = ctx.rng("gleaner-seed", index)
+    seed_example = int(positives[rng.randrange(len(positives))])
+    settings = ctx.settings
+    clauselength = options.clauselength or int(settings["clauselength"])
+    bottom = ctx.backend.saturate(seed_example, depth=int(settings["i"]))
+    n = len(task.examples)
+    tune_pos = tune[labels[tune] == POS]
+    tune_among = Coverage(tune_pos, n)
+    history: dict[int, list[Kept]] = {}
+    best_score: dict[int, float] = {}
+
+    def observe(e: Evaluated) -> None:
+        counts = e.counts
+        if counts.tp <= 0:
+            return
+        score = counts.precision * counts.recall
+        b = recall_bin(counts.recall, options.bins)
+        if score <= best_score.get(b, -1.0):
+            return
+        if options.min_tune_pos > 0:
+            covered = ctx.backend.coverage(e.clause, tune_among)
+            if len(covered) < options.min_tune_pos:
+                return
+        best_score[b] = score
+        history.setdefault(b, []).append(Kept(e.number, str(e.clause.canonical()), score))
+
+    search_ctx = SearchContext(
+        bottom=bottom,
+        backend=ctx.backend,
+        scorer=ctx.scorer,
+        weighting=subset_weighting(task, train),
+        budget=options.clauses_per_seed,
+        rng=ctx.rng("gleaner-search", index),
+        clauselength=clauselength,
+        among=Coverage(train, n, trusted=True),
+        observers=[*ctx.observers, observe],
+    )
+    ctx.make_search().run(search_ctx)
+    return SeedResult(index, seed_example, search_ctx.evaluated, history)
+
+
+@dataclass(frozen=True)
+class SeedUnit:
+    """A seed's search as plain data, for executors that run it in another process."""
+
+    recipe: Any  # RunConfig
+    options: GleanerOptions
+    index: int
+    seed: int
+    train: list[int]
+    tune: list[int]
+
+
+def run_seed_unit(unit: SeedUnit) -> dict[str, Any]:
+    """Rebuild task and backend from the recipe (once per worker) and search one seed."""
+    from ilpkit.core.experiment import worker_context
+
+    task, ctx = worker_context(unit.recipe, unit.seed)
+    train = np.asarray(unit.train, dtype=np.int64)
+    tune = np.asarray(unit.tune, dtype=np.int64)
+    return search_seed(task, ctx, unit.options, unit.index, train, tune).to_json()
+
+
+# --------------------------------------------------------------------------------------------
+# Stage 2: theories from the bins
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Choice:
+    """Theory "at least ``threshold`` of bin ``bin``'s clauses", with its tune counts."""
+
+    bin: int
+    threshold: int
+    tp: float
+    fp: float
+    p: float
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp > 0 else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.tp / self.p if self.p > 0 else 0.0
+
+
+def candidate_theories(
+    matches: dict[int, npt.NDArray[np.int64]], positive: npt.NDArray[np.bool_]
+) -> list[Choice]:
+    """Every (bin, L) theory with its counts, from per-bin match counts on the tune set."""
+    p = float(positive.sum())
+    out = []
+    for b in sorted(matches):
+        counts = matches[b]
+        for threshold in range(1, int(counts.max(initial=0)) + 1):
+            predicted = counts >= threshold
+            tp = float(np.sum(predicted & positive))
+            fp = float(np.sum(predicted & ~positive))
+            out.append(Choice(b, threshold, tp, fp, p))
+    return out
+
+
+def choose_per_bin(candidates: list[Choice], bins: int) -> dict[int, Choice]:
+    """For each target bin, the candidate with the best tune precision whose tune recall lies
+    in it (ties: higher recall, then lower bin, then lower threshold)."""
+    chosen: dict[int, Choice] = {}
+    for c in candidates:
+        if c.tp <= 0:
+            continue
+        j = recall_bin(c.recall, bins)
+        old = chosen.get(j)
+        key = (c.precision, c.recall, -c.bin, -c.threshold)
+        if old is None or key > (old.precision, old.recall, -old.bin, -old.threshold):
+            chosen[j] = c
+    return chosen
+
+
+def upper_hull(candidates: list[Choice]) -> list[Choice]:
+    """The candidates on the upper convex hull of the (recall, precision) points."""
+    points = sorted(
+        {(c.recall, c.precision): c for c in candidates if c.tp > 0}.items(),
+        key=lambda item: (item[0][0], -item[0][1]),
+    )
+    hull: list[tuple[tuple[float, float], Choice]] = []
+    for point, choice in points:
+        while len(hull) >= 2:
+            (x1, y1), (x2, y2) = hull[-2][0], hull[-1][0]
+            x3, y3 = point
+            if (x2 - x1) * (y3 - y1) - (y2 - y1) * (x3 - x1) >= 0:  # not a right turn
+                hull.pop()
+            else:
+                break
+        hull.append((point, choice))
+    # keep the decreasing part: a point with lower precision at lower recall is dominated
+    out: list[Choice] = []
+    for _, choice in hull:
+        while out and out[-1].precision <= choice.precision:
+            out.pop()
+        out.append(choice)
+    return out
+
+
+def bin_matches(
+    backend: ClauseBackend, bin_clauses: dict[int, list[Clause]], ids: npt.NDArray[np.int64]
+) -> dict[int, npt.NDArray[np.int64]]:
+    """For each bin, how many of its clauses match each example of ``ids``."""
+    n = backend.n_examples
+    among = Coverage(ids, n)
+    position = np.full(n, -1, dtype=np.int64)
+    position[ids] = np.arange(len(ids))
+    cache: dict[Clause, npt.NDArray[np.int64]] = {}
+    out = {}
+    for b, clauses in bin_clauses.items():
+        counts = np.zeros(len(ids), dtype=np.int64)
+        for clause in clauses:
+            if clause not in cache:
+                cache[clause] = position[backend.coverage(clause, among).ids]
+            counts[cache[clause]] += 1
+        out[b] = counts
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# The model
+# --------------------------------------------------------------------------------------------
+
+
+class GleanerModel:
+    """Per-seed bin histories, the stage-2 choices, and the chosen theories."""
+
+    learner = "gleaner"
+
+    def __init__(
+        self,
+        options: GleanerOptions,
+        seeds: list[SeedResult],
+        tune_ids: list[int],
+        *,
+        per_seed_budget: int | None = None,
+        choices: list[Choice] | None = None,
+        ranking_bin: int | None = None,
+        predict_choice: Choice | None = None,
+        target: str | None = None,
+        info: dict[str, Any] | None = None,
+    ) -> None:
+        self.options = options
+        self.seeds = seeds
+        self.tune_ids = tune_ids
+        self.per_seed_budget = per_seed_budget
+        self.choices = choices
+        self.ranking_bin = ranking_bin
+        self.predict_choice = predict_choice
+        self.target = target
+        self.info = dict(info or {})
+
+    # -- bins ----------------------------------------------------------------------------------
+    @property
+    def clauses_evaluated(self) -> int:
+        total = sum(s.evaluated for s in self.seeds)
+        if self.per_seed_budget is None:
+            return total
+        return sum(min(s.evaluated, self.per_seed_budget) for s in self.seeds)
+
+    def bin_clauses(self) -> dict[int, list[Clause]]:
+        """Each bin's clauses, one per seed that kept one (in seed order)."""
+        out: dict[int, list[Clause]] = {}
+        for seed in self.seeds:
+            for b, text in sorted(seed.best(self.per_seed_budget).items()):
+                out.setdefault(b, []).append(parse_clause(text))
+        return out
+
+    # -- stage 2 -------------------------------------------------------------------------------
+    def fit_stage2(self, backend: ClauseBackend, labels: npt.NDArray[np.int8]) -> None:
+        """Choose the theories on the tune examples."""
+        tune = np.asarray(self.tune_ids, dtype=np.int64)
+        positive = labels[tune] == POS
+        matches = bin_matches(backend, self.bin_clauses(), tune)
+        candidates = candidate_theories(matches, positive)
+        if self.options.combine == "hull":
+            self.choices = upper_hull(candidates)
+        else:
+            chosen = choose_per_bin(candidates, self.options.bins)
+            self.choices = [chosen[j] for j in sorted(chosen)]
+        self.ranking_bin = _ranking_bin(candidates, float(positive.sum()), float((~positive).sum()))
+        p = float(positive.sum())
+        self.predict_choice = (
+            max(self.choices, key=lambda c: f1(c.tp, c.fp, p)) if self.choices else None
+        )
+
+    def _ensure_stage2(self, backend: ClauseBackend) -> None:
+        if self.choices is None:
+            task = getattr(backend, "task", None)
+            if task is None:
+                raise ValueError("this Gleaner snapshot needs a backend with its task loaded")
+            self.fit_stage2(backend, task.examples.labels)
+
+    # -- Model protocol ------------------------------------------------------------------------
+    def score(
+        self, backend: ClauseBackend, ids: npt.NDArray[np.int64] | None = None
+    ) -> npt.NDArray[np.float64]:
+        self._ensure_stage2(backend)
+        ids = _all(backend, ids)
+        if self.ranking_bin is None:
+            return np.zeros(len(ids))
+        clauses = self.bin_clauses().get(self.ranking_bin, [])
+        return bin_matches(backend, {0: clauses}, ids)[0].astype(np.float64)
+
+    def predict(
+        self, backend: ClauseBackend, ids: npt.NDArray[np.int64] | None = None
+    ) -> npt.NDArray[np.bool_]:
+        self._ensure_stage2(backend)
+        ids = _all(backend, ids)
+        c = self.predict_choice
+        if c is None:
+            return np.zeros(len(ids), dtype=bool)
+        clauses = self.bin_clauses()[c.bin]
+        return bin_matches(backend, {0: clauses}, ids)[0] >= c.threshold
+
+    def pr_counts(
+        self, backend: ClauseBackend, ids: npt.NDArray[np.int64], labels: npt.NDArray[np.bool_]
+    ) -> list[tuple[float, float]]:
+        """(TP, FP) on ``ids`` of each chosen theory: the model's recall-precision points."""
+        self._ensure_stage2(backend)
+        matches = bin_matches(backend, self.bin_clauses(), ids)
+        out = []
+        for c in self.choices or []:
+            predicted = matches[c.bin] >= c.threshold
+            out.append((float(np.sum(predicted & labels)), float(np.sum(predicted & ~labels))))
+        return out
+
+    def theory_for_recall(self, recall: float) -> tuple[int, list[Clause]] | None:
+        """The deployable theory for a target recall: (L, clauses), "at least L match"."""
+        if self.choices is None:
+            raise ValueError("stage 2 has not run; score the model on a backend first")
+        j = recall_bin(recall, self.options.bins)
+        for c in self.choices:
+            if recall_bin(c.recall, self.options.bins) == j:
+                return c.threshold, self.bin_clauses()[c.bin]
+        return None
+
+    def rules(self) -> list[Rule]:
+        rules: list[Rule] = []
+        for b, clauses in sorted(self.bin_clauses().items()):
+            rules.extend(Rule(c, weight=float(b)) for c in clauses)
+        return rules
+
+    def at_budget(self, clauses: int) -> GleanerModel:
+        """The model with ``clauses // seeds`` clauses per seed (same seeds, same streams)."""
+        per_seed = clauses // max(1, len(self.seeds))
+        return GleanerModel(
+            self.options,
+            self.seeds,
+            self.tune_ids,
+            per_seed_budget=per_seed,
+            target=self.target,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        def choice(c: Choice | None) -> list[float] | None:
+            return None if c is None else [c.bin, c.threshold, c.tp, c.fp, c.p]
+
+        return {
+            "format_version": MODEL_FORMAT_VERSION,
+            "learner": self.learner,
+            "target": self.target,
+            "clauses_evaluated": self.clauses_evaluated,
+            "options": self.options.model_dump(),
+            "per_seed_budget": self.per_seed_budget,
+            "tune_ids": self.tune_ids,
+            "choices": None if self.choices is None else [choice(c) for c in self.choices],
+            "ranking_bin": self.ranking_bin,
+            "predict_choice": choice(self.predict_choice),
+            "seeds": [s.to_json() for s in self.seeds],
+            "rules": [r.to_json() for r in self.rules()],
+            "info": self.info,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GleanerModel:
+        def choice(v: list[float] | None) -> Choice | None:
+            if v is None:
+                return None
+            return Choice(int(v[0]), int(v[1]), float(v[2]), float(v[3]), float(v[4]))
+
+        raw = data.get("choices")
+        return cls(
+            GleanerOptions(**data["options"]),
+            [SeedResult.from_json(s) for s in data["seeds"]],
+            [int(i) for i in data["tune_ids"]],
+            per_seed_budget=data.get("per_seed_budget"),
+            choices=None if raw is None else [c for c in map(choice, raw) if c is not None],
+            ranking_bin=data.get("ranking_bin"),
+            predict_choice=choice(data.get("predict_choice")),
+            target=data.get("target"),
+            info=data.get("info", {}),
+        )
+
+
+def _ranking_bin(candidates: list[Choice], p: float, n: float) -> int | None:
+    """The bin whose "at least L" curve has the largest tune AURPC."""
+    if p <= 0:
+        return None
+    best: tuple[float, int] | None = None
+    for b in sorted({c.bin for c in candidates}):
+        points = [(c.tp, c.fp) for c in candidates if c.bin == b]
+        area = aurpc(pr_points_from_counts(points, p, n))
+        if best is None or area > best[0]:
+            best = (area, b)
+    return None if best is None else best[1]
+
+
+def _all(backend: ClauseBackend, ids: npt.NDArray[np.int64] | None) -> npt.NDArray[np.int64]:
+    if ids is None:
+        return np.arange(backend.n_examples, dtype=np.int64)
+    return np.asarray(ids, dtype=np.int64)
+
+
+# --------------------------------------------------------------------------------------------
+# The learner
+# --------------------------------------------------------------------------------------------
+
+
+class GleanerLearner:
+    name = "gleaner"
+    default_search = "rrr"
+    default_scorer = "pr"
+
+    def __init__(self, options: GleanerOptions | None = None) -> None:
+        self.options = options if options is not None else GleanerOptions()
+
+    def model_from_json(self, data: dict[str, Any]) -> GleanerModel:
+        return GleanerModel.from_json(data)
+
+    def fit(self, task: Task, ctx: LearnContext) -> GleanerModel:
+        train = ctx.train(task)
+        if not np.any(task.examples.labels[train] == POS):
+            raise ValueError(f"{task.name}: no positive training example for Gleaner's seeds")
+        tune = ctx.tune_ids if ctx.tune_ids is not None and len(ctx.tune_ids) else train
+        indices = range(self.options.seeds)
+        if ctx.executor is not None and ctx.recipe is not None:
+            units = [
+                SeedUnit(ctx.recipe, self.options, k, ctx.seed, train.tolist(), tune.tolist())
+                for k in indices
+            ]
+            seeds = [SeedResult.from_json(r) for r in ctx.executor.map(run_seed_unit, units)]
+        else:
+            seeds = [search_seed(task, ctx, self.options, k, train, tune) for k in indices]
+        model = GleanerModel(
+            self.options,
+            seeds,
+            [int(i) for i in tune],
+            target=_target(task),
+            info={"seed": ctx.seed, "tune_is_train": tune is train},
+        )
+        model.fit_stage2(ctx.backend, task.examples.labels)
+        return model
+
+
+def _target(task: Task) -> str | None:
+    t = task.target
+    return f"{t[0]}/{t[1]}" if t else None
+
+
+SPEC = PluginSpec(
+    kind="learner",
+    name="gleaner",
+    factory=GleanerLearner,
+    options=GleanerOptions,
+    doc="Gleaner: per-seed best clauses per recall bin, 'at least L of K' theories per bin.",
+)
