@@ -220,8 +220,14 @@ def _config_from_options(
     raw = {
         "data": {"path": path, "format": fmt.value, "stem": stem},
         "learner": {"name": learner, "options": options["learner"]},
-        "search": {"name": search or default_search(task), "options": options["search"]},
-        "scorer": {"name": scorer or default_scorer(task), "options": options["scorer"]},
+        "search": {
+            "name": search or learner_default(learner, "search") or default_search(task),
+            "options": options["search"],
+        },
+        "scorer": {
+            "name": scorer or learner_default(learner, "scorer") or default_scorer(task),
+            "options": options["scorer"],
+        },
         "backend": {"name": backend, "options": options["backend"]},
         "executor": {"name": executor, "options": options["executor"]},
         "seed": seed,
@@ -229,6 +235,16 @@ def _config_from_options(
         "cv": {"folds": folds, "tune_folds": tune_folds, "repeats": repeats, "curve": budgets},
     }
     return apply_overrides(raw, [], where="options")
+
+
+def learner_default(learner: str, kind: str) -> str | None:
+    """The search or scorer a learner's method prescribes (Gleaner: rrr with pr), if any;
+    otherwise the data's own settings choose."""
+    from ilpkit.core.plugins import get_plugin_manager
+
+    obj = get_plugin_manager().make("learner", learner, {})
+    value = getattr(obj, f"default_{kind}", None)
+    return value if isinstance(value, str) else None
 
 
 def _run(
