@@ -1,0 +1,187 @@
+"""``aleph-ensemble``: the "random seeds" control of dissertation ch. 4.2.
+
+N theories are learnt with Aleph's covering loop, each from its own random order of seed
+examples, and each is cut at its first C rules.  An example is called positive by "at least K
+of the N theories" (a theory says positive when any of its rules covers the example); K = 1..N
+gives the recall-precision points, and the number of theories that say positive is the
+ranking score.  The members are independent units of work, run on the learner's executor.
+
+Decisions: ``predict`` uses the majority, K = ceil(N / 2); the learning curve
+(``at_budget``) reads the members in order -- the ensemble after ``b`` clauses holds the rules
+that the serial run had accepted by then.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import BaseModel, ConfigDict, Field
+
+from ilpkit.core.coverage import Coverage
+from ilpkit.core.learner import MODEL_FORMAT_VERSION, ClauseBackend, LearnContext, Rule
+from ilpkit.core.plugins import PluginSpec
+from ilpkit.core.task import Task
+from ilpkit.plugins.learners.theory import TheoryLearner, TheoryModel, TheoryOptions
+
+
+class AlephEnsembleOptions(BaseModel):
+    """Hyperparameters of the random-seeds ensemble."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    theories: int = Field(default=10, ge=1, description="Theories N in the ensemble.")
+    max_rules: int | None = Field(
+        default=None, ge=1, description="Cut each theory at its first C rules (None: no cut)."
+    )
+
+
+@dataclass(frozen=True)
+class MemberUnit:
+    """One member theory as plain data, for executors that run it in another process."""
+
+    recipe: Any  # RunConfig
+    options: AlephEnsembleOptions
+    index: int
+    seed: int
+    train: list[int]
+
+
+def member_seed(seed: int, index: int) -> int:
+    from ilpkit.core.experiment import derive_seed
+
+    return derive_seed(seed, "aleph-ensemble", index)
+
+
+def learn_member(
+    task: Task, ctx: LearnContext, options: AlephEnsembleOptions, index: int
+) -> TheoryModel:
+    """Member ``index``: a covering theory from its own random seed order."""
+    learner = TheoryLearner(TheoryOptions(max_rules=options.max_rules, seed_order="random"))
+    member_ctx = replace(ctx, seed=member_seed(ctx.seed, index), on_rule=None)
+    return learner.fit(task, member_ctx)
+
+
+def run_member_unit(unit: MemberUnit) -> dict[str, Any]:
+    from ilpkit.core.experiment import worker_context
+
+    task, ctx = worker_context(unit.recipe, unit.seed)
+    ctx.train_ids = np.asarray(unit.train, dtype=np.int64)
+    return learn_member(task, ctx, unit.options, unit.index).to_json()
+
+
+class AlephEnsembleModel:
+    """N theories; the score of an example is how many of them cover it."""
+
+    learner = "aleph-ensemble"
+
+    def __init__(self, members: list[TheoryModel], info: dict[str, Any] | None = None):
+        self.members = members
+        self.info = dict(info or {})
+
+    @property
+    def clauses_evaluated(self) -> int:
+        return sum(m.clauses_evaluated for m in self.members)
+
+    def votes(
+        self, backend: ClauseBackend, ids: npt.NDArray[np.int64] | None
+    ) -> npt.NDArray[np.float64]:
+        n = backend.n_examples
+        ids = np.arange(n, dtype=np.int64) if ids is None else np.asarray(ids, dtype=np.int64)
+        among = Coverage(ids, n)
+        covered_by: dict[str, npt.NDArray[np.int64]] = {}
+        votes = np.zeros(n)
+        for member in self.members:
+            says = np.zeros(n, dtype=bool)
+            for clause in member.clauses():
+                key = str(clause)
+                if key not in covered_by:
+                    covered_by[key] = backend.coverage(clause, among).ids
+                says[covered_by[key]] = True
+            votes += says
+        return votes[ids]
+
+    def score(
+        self, backend: ClauseBackend, ids: npt.NDArray[np.int64] | None = None
+    ) -> npt.NDArray[np.float64]:
+        return self.votes(backend, ids)
+
+    def predict(
+        self, backend: ClauseBackend, ids: npt.NDArray[np.int64] | None = None
+    ) -> npt.NDArray[np.bool_]:
+        return self.votes(backend, ids) >= math.ceil(len(self.members) / 2)
+
+    def pr_counts(
+        self, backend: ClauseBackend, ids: npt.NDArray[np.int64], labels: npt.NDArray[np.bool_]
+    ) -> list[tuple[float, float]]:
+        """(TP, FP) on ``ids`` of "at least K of N", K = 1..N."""
+        votes = self.votes(backend, ids)
+        out = []
+        for k in range(1, len(self.members) + 1):
+            said = votes >= k
+            out.append((float(np.sum(said & labels)), float(np.sum(said & ~labels))))
+        return out
+
+    def rules(self) -> list[Rule]:
+        return [replace(r, weight=float(i)) for i, m in enumerate(self.members) for r in m.rules()]
+
+    def at_budget(self, clauses: int) -> AlephEnsembleModel:
+        """The members' rules accepted within ``clauses`` evaluated clauses of the serial run."""
+        spent = 0
+        members = []
+        for m in self.members:
+            left = clauses - spent
+            if left < 0:
+                break
+            snapshot = m.at_budget(left)
+            if snapshot is None:
+                break
+            members.append(snapshot)
+            spent += m.clauses_evaluated
+        return AlephEnsembleModel(members, self.info)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format_version": MODEL_FORMAT_VERSION,
+            "learner": self.learner,
+            "clauses_evaluated": self.clauses_evaluated,
+            "members": [m.to_json() for m in self.members],
+            "rules": [r.to_json() for r in self.rules()],
+            "info": self.info,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> AlephEnsembleModel:
+        return cls([TheoryModel.from_json(m) for m in data["members"]], data.get("info", {}))
+
+
+class AlephEnsembleLearner:
+    name = "aleph-ensemble"
+
+    def __init__(self, options: AlephEnsembleOptions | None = None) -> None:
+        self.options = options if options is not None else AlephEnsembleOptions()
+
+    def model_from_json(self, data: dict[str, Any]) -> AlephEnsembleModel:
+        return AlephEnsembleModel.from_json(data)
+
+    def fit(self, task: Task, ctx: LearnContext) -> AlephEnsembleModel:
+        indices = range(self.options.theories)
+        if ctx.executor is not None and ctx.recipe is not None:
+            train = ctx.train(task).tolist()
+            units = [MemberUnit(ctx.recipe, self.options, k, ctx.seed, train) for k in indices]
+            members = [TheoryModel.from_json(r) for r in ctx.executor.map(run_member_unit, units)]
+        else:
+            members = [learn_member(task, ctx, self.options, k) for k in indices]
+        return AlephEnsembleModel(members, {"seed": ctx.seed})
+
+
+SPEC = PluginSpec(
+    kind="learner",
+    name="aleph-ensemble",
+    factory=AlephEnsembleLearner,
+    options=AlephEnsembleOptions,
+    doc="Aleph 'random seeds' ensemble: N covering theories from random seed orders, K of N.",
+)
