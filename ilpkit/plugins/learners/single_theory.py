@@ -1,0 +1,224 @@
+"""``single-theory``: one covering theory, its rules weighted on the tune set (ch. 4.2).
+
+The control that asks whether Gleaner's gains come from many clauses or from how they are
+combined: a single Aleph theory is learnt on the training examples, each rule's tune-set counts
+(TP, FP of P, N) are measured, and an example is scored from the rules that cover it:
+
+========== ==========================================================================
+scheme     score of an example covered by the rules R (0 when R is empty)
+========== ==========================================================================
+ranked     max over R of the m-estimate of tune precision, (TP + m P/(P+N)) / (TP + FP + m)
+lfpr       max over R of 1 - FP/N (the matching rule with the lowest false positive rate)
+cn2        sum TP / (sum TP + sum FP) over R (CN2's aggregated precision)
+vote       mean tune precision over R (weighted vote)
+count      |R|, the number of matching rules (cumulative)
+precision  sum of tune precision over R (cumulative)
+recall     sum of tune recall over R (cumulative)
+f1         sum of tune F1 over R (cumulative)
+========== ==========================================================================
+
+Without tune examples the training examples are used.  ``predict`` says positive when any
+rule covers the example (the theory's own classification).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import BaseModel, ConfigDict, Field
+
+from ilpkit.core.coverage import Coverage
+from ilpkit.core.learner import MODEL_FORMAT_VERSION, ClauseBackend, LearnContext, Rule
+from ilpkit.core.metrics import f1
+from ilpkit.core.plugins import PluginSpec
+from ilpkit.core.task import NEG, POS, Task
+from ilpkit.plugins.learners.theory import TheoryLearner, TheoryModel, TheoryOptions
+
+Scheme = Literal["ranked", "lfpr", "cn2", "vote", "count", "precision", "recall", "f1"]
+
+
+class SingleTheoryOptions(BaseModel):
+    """Hyperparameters of the single-theory weighting control."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    scheme: Scheme = Field(default="ranked", description="How matching rules are combined.")
+    m: float = Field(default=2.0, ge=0, description="m of the m-estimate (scheme ranked).")
+    max_rules: int | None = Field(default=None, ge=1, description="Cut the theory at C rules.")
+
+
+def rule_weights(
+    scheme: Scheme, tp: npt.NDArray[np.float64], fp: npt.NDArray[np.float64], p: float,
+    n: float, m: float,
+) -> npt.NDArray[np.float64]:  # fmt: skip
+    """Each rule's weight under ``scheme`` from its tune counts."""
+    covered = tp + fp
+    precision = np.divide(tp, covered, out=np.zeros_like(tp), where=covered > 0)
+    if scheme == "ranked":
+        prior = p / (p + n) if p + n > 0 else 0.0
+        denominator = covered + m
+        return np.divide(tp + m * prior, denominator, out=np.zeros_like(tp), where=denominator > 0)
+    if scheme == "lfpr":
+        return 1.0 - fp / n if n > 0 else np.ones_like(fp)
+    if scheme in ("vote", "precision"):
+        return precision
+    if scheme == "recall":
+        return tp / p if p > 0 else np.zeros_like(tp)
+    if scheme == "f1":
+        return np.array([f1(a, b, p) for a, b in zip(tp, fp, strict=True)])
+    return np.ones_like(tp)  # count, cn2 (cn2 combines counts, not weights)
+
+
+def combine(
+    scheme: Scheme,
+    matches: npt.NDArray[np.bool_],
+    weights: npt.NDArray[np.float64],
+    tp: npt.NDArray[np.float64],
+    fp: npt.NDArray[np.float64],
+) -> npt.NDArray[np.float64]:
+    """Scores of examples from the rules matching them (``matches``: examples x rules)."""
+    hits = matches.sum(axis=1)
+    if scheme in ("ranked", "lfpr"):
+        best: npt.NDArray[np.float64] = np.where(matches, weights, 0.0).max(axis=1, initial=0.0)
+        return best
+    if scheme == "cn2":
+        sum_tp = matches @ tp
+        sum_all = matches @ (tp + fp)
+        share: npt.NDArray[np.float64] = np.divide(
+            sum_tp, sum_all, out=np.zeros_like(sum_tp), where=sum_all > 0
+        )
+        return share
+    total: npt.NDArray[np.float64] = matches @ weights
+    if scheme == "vote":
+        mean: npt.NDArray[np.float64] = np.divide(
+            total, hits, out=np.zeros_like(total), where=hits > 0
+        )
+        return mean
+    return total
+
+
+class SingleTheoryModel:
+    """A theory and its rules' tune counts; scores combine the matching rules."""
+
+    learner = "single-theory"
+
+    def __init__(
+        self,
+        theory: TheoryModel,
+        options: SingleTheoryOptions,
+        tune_tp: list[float],
+        tune_fp: list[float],
+        tune_p: float,
+        tune_n: float,
+    ) -> None:
+        self.theory = theory
+        self.options = options
+        self.tune_tp = np.asarray(tune_tp, dtype=np.float64)
+        self.tune_fp = np.asarray(tune_fp, dtype=np.float64)
+        self.tune_p = tune_p
+        self.tune_n = tune_n
+
+    @property
+    def clauses_evaluated(self) -> int:
+        return self.theory.clauses_evaluated
+
+    def _matches(
+        self, backend: ClauseBackend, ids: npt.NDArray[np.int64] | None
+    ) -> npt.NDArray[np.bool_]:
+        n = backend.n_examples
+        ids = np.arange(n, dtype=np.int64) if ids is None else np.asarray(ids, dtype=np.int64)
+        position = np.full(n, -1, dtype=np.int64)
+        position[ids] = np.arange(len(ids))
+        among = Coverage(ids, n)
+        clauses = self.theory.clauses()
+        out = np.zeros((len(ids), len(clauses)), dtype=bool)
+        for j, clause in enumerate(clauses):
+            out[position[backend.coverage(clause, among).ids], j] = True
+        return out
+
+    def score(
+        self, backend: ClauseBackend, ids: npt.NDArray[np.int64] | None = None
+    ) -> npt.NDArray[np.float64]:
+        o = self.options
+        weights = rule_weights(o.scheme, self.tune_tp, self.tune_fp, self.tune_p, self.tune_n, o.m)
+        return combine(o.scheme, self._matches(backend, ids), weights, self.tune_tp, self.tune_fp)
+
+    def predict(
+        self, backend: ClauseBackend, ids: npt.NDArray[np.int64] | None = None
+    ) -> npt.NDArray[np.bool_]:
+        return np.asarray(self._matches(backend, ids).any(axis=1), dtype=bool)
+
+    def rules(self) -> list[Rule]:
+        o = self.options
+        weights = rule_weights(o.scheme, self.tune_tp, self.tune_fp, self.tune_p, self.tune_n, o.m)
+        return [
+            Rule(r.clause, float(w), r.tp, r.fp, r.precision, r.recall)
+            for r, w in zip(self.theory.rules(), weights, strict=True)
+        ]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format_version": MODEL_FORMAT_VERSION,
+            "learner": self.learner,
+            "clauses_evaluated": self.clauses_evaluated,
+            "options": self.options.model_dump(),
+            "theory": self.theory.to_json(),
+            "tune": {
+                "tp": self.tune_tp.tolist(),
+                "fp": self.tune_fp.tolist(),
+                "p": self.tune_p,
+                "n": self.tune_n,
+            },
+            "rules": [r.to_json() for r in self.rules()],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SingleTheoryModel:
+        tune = data["tune"]
+        return cls(
+            TheoryModel.from_json(data["theory"]),
+            SingleTheoryOptions(**data["options"]),
+            tune["tp"],
+            tune["fp"],
+            float(tune["p"]),
+            float(tune["n"]),
+        )
+
+
+class SingleTheoryLearner:
+    name = "single-theory"
+
+    def __init__(self, options: SingleTheoryOptions | None = None) -> None:
+        self.options = options if options is not None else SingleTheoryOptions()
+
+    def model_from_json(self, data: dict[str, Any]) -> SingleTheoryModel:
+        return SingleTheoryModel.from_json(data)
+
+    def fit(self, task: Task, ctx: LearnContext) -> SingleTheoryModel:
+        theory = TheoryLearner(TheoryOptions(max_rules=self.options.max_rules)).fit(task, ctx)
+        tune = ctx.tune_ids if ctx.tune_ids is not None and len(ctx.tune_ids) else ctx.train(task)
+        labels = task.examples.labels[tune]
+        weights = task.examples.weights[tune]
+        n_examples = len(task.examples)
+        position = np.full(n_examples, -1, dtype=np.int64)
+        position[tune] = np.arange(len(tune))
+        among = Coverage(tune, n_examples)
+        tps, fps = [], []
+        for clause in theory.clauses():
+            hit = position[ctx.backend.coverage(clause, among).ids]
+            tps.append(float(weights[hit][labels[hit] == POS].sum()))
+            fps.append(float(weights[hit][labels[hit] == NEG].sum()))
+        p = float(weights[labels == POS].sum())
+        n = float(weights[labels == NEG].sum())
+        return SingleTheoryModel(theory, self.options, tps, fps, p, n)
+
+
+SPEC = PluginSpec(
+    kind="learner",
+    name="single-theory",
+    factory=SingleTheoryLearner,
+    options=SingleTheoryOptions,
+    doc="One covering theory whose rules are weighted on the tune set (ranked, lfpr, cn2, ...).",
+)
