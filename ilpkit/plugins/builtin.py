@@ -13,7 +13,7 @@ from typing import Any
 from ilpkit.core.plugins import PluginSpec, hookimpl
 from ilpkit.plugins.backends import native, subprocess
 from ilpkit.plugins.executors import dask_cluster, local, processes
-from ilpkit.plugins.learners import ensembles, gleaner, single_theory, theory
+from ilpkit.plugins.learners import boosting, ensembles, gleaner, single_theory, theory
 from ilpkit.plugins.scorers import SPECS as SCORER_SPECS
 from ilpkit.plugins.search import hillclimb, rrr, topdown
 
@@ -32,6 +32,7 @@ def ilpkit_register_plugins() -> list[PluginSpec[Any]]:
         hillclimb.SPEC,
         rrr.SPEC,
         theory.SPEC,
+        *boosting.SPECS,
         gleaner.SPEC,
         ensembles.SPEC,
         single_theory.SPEC,

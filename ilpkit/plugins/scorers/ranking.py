@@ -7,11 +7,12 @@ are the weighted sums the papers write as sum_pos w h and sum_neg w h.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ilpkit.core.coverage import Counts
 from ilpkit.core.plugins import PluginSpec
-from ilpkit.core.scoring import weighted_auroc_r, weighted_aurpc_point
+from ilpkit.core.scoring import weighted_auroc_r, weighted_aurpc_path, weighted_aurpc_point
 from ilpkit.plugins.scorers._common import PlainScorer, scorer_spec
 
 
@@ -41,9 +42,28 @@ class AUROCScorer(PlainScorer):
         return weighted_auroc_r(counts)
 
 
+class AURPCPathScorer(PlainScorer):
+    """Weighted AURPC of the curve through every clause of a hill-climbing path.
+
+    PRankBoost.Path's (and Mix1's) objective and r (prankboost-ilp2009 sec. 3-4): ``hillclimb``
+    scores each candidate as the end of the path so far (``needs_path``). A lone clause
+    scores as :class:`AURPCScorer`. Used by the boosting learners directly, not registered as
+    a plugin: only a search that keeps a path can use it.
+    """
+
+    name = "aurpc_path"
+    needs_path = True
+
+    def score(self, counts: Counts, clause_length: int, parent: Counts | None = None) -> float:
+        return weighted_aurpc_point(counts)
+
+    def score_path(self, path: Sequence[Counts]) -> float:
+        return weighted_aurpc_path(path)
+
+
 SPECS: list[PluginSpec[Any]] = [
     scorer_spec(AURPCScorer, "Weighted AURPC of the clause's recall-precision point (PRankBoost)."),
     scorer_spec(AUROCScorer, "RankBoost's r = TP/P - FP/N, the weighted AUROC form."),
 ]
 
-__all__ = ["SPECS", "AUROCScorer", "AURPCScorer"]
+__all__ = ["SPECS", "AUROCScorer", "AURPCPathScorer", "AURPCScorer"]

@@ -4,9 +4,16 @@ Each step evaluates every legal one-literal addition of the current clause and m
 best if it improves the score; it stops at no improvement, at ``clauselength`` or when the
 budget is spent (dissertation ch.6: PRankBoost's weak learner).  ``trajectory`` holds the
 clauses moved through, most general first -- PRankBoost.Path's path.
+
+With a path scorer (``needs_path``, :class:`~ilpkit.core.scoring.PathScorer`) a candidate is
+scored as the end of the path so far (``score_path`` of the trajectory's counts plus its own),
+which is PRankBoost.Path's objective; observers still see the clause's own ``score``, since
+the path is only known here.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -35,12 +42,13 @@ class HillClimb:
     def run(self, ctx: SearchContext) -> Evaluated | None:
         self.trajectory = []
         try:
-            current = ctx.evaluate(())
+            current = self._on_path(ctx, ctx.evaluate(()))
             self.trajectory.append(current)
             while ctx.refiner.can_grow(current.body):
                 best: Evaluated | None = None
                 for k in ctx.refiner.additions(current.body):
                     child = ctx.evaluate(ctx.refiner.add(current.body, k), parent=current)
+                    child = self._on_path(ctx, child)
                     if ctx.better(child, best):
                         best = child
                 if best is None or best.score <= current.score:
@@ -53,6 +61,14 @@ class HillClimb:
             ok = [e for e in self.trajectory if ctx.acceptable(e)]
             return max(ok, key=lambda e: (e.score, -len(e.body))) if ok else None
         return self.trajectory[-1] if self.trajectory else None
+
+    def _on_path(self, ctx: SearchContext, e: Evaluated) -> Evaluated:
+        """``e`` rescored as the next clause of the trajectory when the scorer scores paths."""
+        score_path = getattr(ctx.scorer, "score_path", None)
+        if score_path is None or not getattr(ctx.scorer, "needs_path", False):
+            return e
+        path = [t.counts for t in self.trajectory] + [e.counts]
+        return replace(e, score=float(score_path(path)))
 
 
 SPEC = PluginSpec(
