@@ -315,3 +315,16 @@ def test_help_lists_every_plugin_option_with_default_and_doc() -> None:
     assert "learner theory: max_rules (default None) Keep at most this many rules" in text
     assert "executor processes: workers (default None)" in text
     assert "scorer mestimate: m (default 2.0)" in text
+
+
+def test_report_plots_every_runs_mean_learning_curve(
+    trains_run: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    out, _ = trains_run
+    curved = tmp_path / "curved"
+    run_experiment(config(TRAINS, cv={"folds": 5, "curve": [5, 50]}), curved)
+    target = tmp_path / "curves.svg"
+    result = runner.invoke(app, ["report", str(out), str(curved), "--plot", str(target)])
+    assert result.exit_code == 0, result.output
+    svg = target.read_text()
+    assert "<svg" in svg and "curved" in svg  # the run with a curve is in the legend

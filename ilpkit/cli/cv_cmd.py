@@ -177,15 +177,23 @@ def run(
 def report(
     runs: Annotated[list[Path], typer.Argument(help="Run directories (the first is the base).")],
     metric: Annotated[str, typer.Option(help="Metric of the paired t-tests.")] = "aurpc",
+    plot: Annotated[
+        Path | None,
+        typer.Option(help="Also draw every run's mean learning curve into this PNG/SVG file."),
+    ] = None,
 ) -> None:
     """Compare runs in one table; later runs are t-tested against the first on shared units.
     Also rewrites each run's report.md and plots."""
-    from ilpkit.core.report import compare_runs, write_report
+    from ilpkit.core.report import compare_runs, plot_run_curves, write_report
     from ilpkit.core.runs import RunDirectory
 
     dirs = [RunDirectory(p) for p in runs]
     for d in dirs:
         write_report(d, d.results())
+    if plot is not None:
+        if not plot_run_curves(dirs, plot, metric=metric):
+            raise ConfigError("--plot needs matplotlib: pip install 'ilpkit[plots]'")
+        typer.echo(f"learning curves written to {plot}", err=True)
     typer.echo(compare_runs(dirs, metric=metric))
 
 

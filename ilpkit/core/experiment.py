@@ -268,7 +268,9 @@ def run_unit(unit: Unit) -> UnitResult:
         if snapshot is None:
             break
         s = snapshot.score(backend, labelled)
-        curve.append({"clauses": float(budget), **_ranking_metrics(s, labels)})
+        point = {"clauses": float(budget), **_ranking_metrics(s, labels)}
+        point.update(_point_metrics(snapshot, backend, labelled, labels))
+        curve.append(point)
     return UnitResult(
         key=unit.key,
         repeat=unit.repeat,
@@ -299,12 +301,7 @@ def evaluate(
     """AURPC, AUROC, and F1/accuracy of the model's own classification (plus MCE with
     probabilities) on the examples ``ids``."""
     metrics = _ranking_metrics(scores, labels)
-    pr_counts = getattr(model, "pr_counts", None)
-    if pr_counts is not None and 0 < labels.sum() < len(labels):
-        # models that are sets of classifiers (Gleaner's per-bin theories): AURPC over them
-        points = pr_counts(backend, ids, labels == 1)
-        p, n = float(labels.sum()), float(len(labels) - labels.sum())
-        metrics["aurpc_points"] = aurpc(pr_points_from_counts(points, p, n))
+    metrics.update(_point_metrics(model, backend, ids, labels))
     predicted = np.asarray(model.predict(backend, ids), dtype=bool)
     p = float(labels.sum())
     n = float(len(labels) - labels.sum())
@@ -317,6 +314,19 @@ def evaluate(
         probs = np.asarray(predict_proba(backend, ids), dtype=np.float64)
         metrics["mce"] = mean_cross_entropy(probs, labels, PROBABILITY_FLOOR)
     return metrics
+
+
+def _point_metrics(
+    model: Model, backend: Any, ids: npt.NDArray[np.int64], labels: npt.NDArray[np.int64]
+) -> dict[str, float]:
+    """AURPC over the model's own classifiers (Gleaner's per-bin theories, K-of-N votes),
+    for models that define ``pr_counts``."""
+    pr_counts = getattr(model, "pr_counts", None)
+    if pr_counts is None or not 0 < labels.sum() < len(labels):
+        return {}
+    points = pr_counts(backend, ids, labels == 1)
+    p, n = float(labels.sum()), float(len(labels) - labels.sum())
+    return {"aurpc_points": aurpc(pr_points_from_counts(points, p, n))}
 
 
 def _ranking_metrics(

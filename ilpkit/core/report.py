@@ -208,6 +208,45 @@ def write_plots(folder: Path, units: Sequence[UnitResult]) -> list[Path]:
     return written
 
 
+def plot_run_curves(runs: Sequence[RunDirectory], path: Path, metric: str = "aurpc") -> bool:
+    """Mean learning curve of each run on one plot (the papers' Figures 4.5, 6.2): test
+    ``metric`` against clauses evaluated, log x-axis.  False when matplotlib is missing."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig, ax = plt.subplots(figsize=(6, 4.2))
+    for run in runs:
+        by_budget: dict[float, list[float]] = {}
+        for unit in run.units():
+            for point in unit.curve:
+                value = point.get(metric, math.nan)
+                if not math.isnan(value):
+                    by_budget.setdefault(point["clauses"], []).append(value)
+        if not by_budget:
+            continue
+        xs = sorted(by_budget)
+        means = np.array([np.mean(by_budget[x]) for x in xs])
+        stds = np.array([np.std(by_budget[x]) for x in xs])
+        label = f"{run.config().learner.name} ({run.path.name})"
+        ax.plot(xs, means, marker="o", label=label)
+        ax.fill_between(xs, means - stds, means + stds, alpha=0.15)
+    ax.set_xscale("log")
+    ax.set(
+        xlabel="clauses evaluated",
+        ylabel=f"test {metric} (mean ± std over units)",
+        title="Learning curves",
+    )
+    ax.legend(fontsize="small")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    return True
+
+
 def _draw_pr(
     ax: Any, scores: Any, labels: Any, label: str, alpha: float, width: float = 1.0
 ) -> None:
