@@ -2775,7 +2775,7 @@ _CATCHEXIT_SEQ: Final = ((_I_CATCHEXIT,),)
 
 _CP_ALT, _CP_CLAUSES, _CP_FACTS, _CP_GEN, _CP_COLLECT, _CP_CATCH, _CP_DEAD = range(7)
 
-_K_USER, _K_FACTS, _K_DET, _K_GEN, _K_CTRL, _K_UNDEF, _K_REFUSED, _K_FAIL = range(8)
+_K_USER, _K_FACTS, _K_DET, _K_GEN, _K_CTRL, _K_UNDEF, _K_REFUSED, _K_FAIL, _K_TABLE = range(9)
 
 
 class _Ctx:
@@ -2826,6 +2826,7 @@ class _Pred:
         "kind",
         "lib",
         "rows",
+        "tab",
         "varcl",
     )
 
@@ -2839,6 +2840,7 @@ class _Pred:
         self.varcl: tuple[_CClause, ...] = ()
         self.rows: list[tuple[RT, ...]] | None = None
         self.fidx: list[dict[RT, list[tuple[RT, ...]]] | None] = []
+        self.tab = kind == _K_USER and not lib  # answers may come from the engine's tables
 
 
 def _first_arg_key(head: tuple[RT, ...]) -> RT:
@@ -3104,6 +3106,11 @@ class _Machine:
                             else:
                                 args.append(t)
                         kind = pred.kind
+                        if pred.tab and eng.tabling:
+                            trows = eng._tabled(pred, args)
+                            if trows is not None:
+                                rows = trows
+                                kind = _K_TABLE
                         if kind == _K_USER:
                             cands = pred.clauses
                             if cands is None:
@@ -3139,16 +3146,17 @@ class _Machine:
                                     _undo(trail, mark)
                             else:
                                 fail = True
-                        elif kind == _K_FACTS:
-                            rows = pred.rows
-                            if rows is None:
-                                rows = eng._load_rows(pred)
+                        elif kind in (_K_FACTS, _K_TABLE):
+                            if kind == _K_FACTS:
+                                rows = pred.rows
+                                if rows is None:
+                                    rows = eng._load_rows(pred)
                             plan = _fact_plan(args)
                             cands = rows
                             if plan is not None:
                                 checks, outs = plan
                                 # the smallest bucket among the bound arguments' indexes
-                                for j, v in checks:
+                                for j, v in checks if kind == _K_FACTS else ():
                                     idx = pred.fidx[j]
                                     if idx is None:
                                         idx = eng._fact_index(pred, j)
@@ -3302,6 +3310,26 @@ class _Machine:
 # --------------------------------------------------------------------------------------------
 
 
+def _plain(t: RT) -> RT:
+    """A ground term without :class:`Ref` cells (the spine of a list walked in a loop)."""
+    t = _deref(t)
+    if type(t) is not tuple:
+        return t
+    spine = []
+    while type(t) is tuple:
+        spine.append(t)
+        t = _deref(t[-1])
+    out = t
+    for c in reversed(spine):
+        out = (c[0], *(_plain(a) for a in c[1:-1]), out)
+    return out
+
+
+_GIVE_UP: Final = 20
+"""Calls of one pattern outside the set-at-a-time fragment before it is no longer tried."""
+_MAX_TABLES: Final = 200_000
+
+
 class ResolutionEngine:
     """SLD resolution (depth-first, clause order, cut) over a :class:`Program`.
 
@@ -3320,6 +3348,7 @@ class ResolutionEngine:
         step_limit: int | None = 1_000_000,
         time_limit: float | None = None,
         allow: frozenset[str] | None = None,
+        tabling: bool = True,
     ) -> None:
         self.program = program
         self.step_limit = step_limit
@@ -3332,6 +3361,48 @@ class ResolutionEngine:
         self._lib: dict[Key, _Pred] = {}
         self._shared: dict[Key, _Pred] = {}
         self._dyn_ctx = _Ctx("call/1", None, None, False)
+        self.tabling = tabling
+        """Answer calls of pure predicates set-at-a-time (:mod:`.vectorised`), once per call."""
+        self._evaluator: Any = None
+        self._tables: dict[Any, list[tuple[RT, ...]] | None] = {}
+        self._untabled: dict[Any, int] = {}
+
+    # -- tables ----------------------------------------------------------------------------------
+    def _tabled(self, pred: _Pred, args: list[RT]) -> list[tuple[RT, ...]] | None:
+        """The answers of a call, in Prolog order with Prolog's duplicates, computed
+        set-at-a-time once per call (arguments ground or free variables); None when the
+        call is outside the evaluator's fragment (the machine then resolves it)."""
+        vals: list[RT] = []
+        for a in args:
+            a = _deref(a)
+            if type(a) is Ref:
+                vals.append(None)
+            elif _is_ground(a):
+                vals.append(_plain(a))
+            else:
+                return None
+        pattern = (pred.key, tuple(v is None for v in vals))
+        if self._untabled.get(pattern, 0) >= _GIVE_UP:
+            return None
+        from ilpkit.backends.native import vectorised
+
+        key = (pred.key, tuple(None if v is None else vectorised._ikey(v) for v in vals))
+        if key in self._tables:
+            return self._tables[key]
+        if self._evaluator is None:
+            self._evaluator = vectorised.Evaluator(self)
+        try:
+            rows: list[tuple[RT, ...]] | None = self._evaluator.answers(pred.key[0], vals)
+        except vectorised.Unsupported as exc:
+            rows = None
+            self._untabled[pattern] = _GIVE_UP if exc.static else self._untabled.get(pattern, 0) + 1
+        except RecursionError:  # deeply nested terms: the machine copes, the evaluator not
+            rows = None
+            self._untabled[pattern] = self._untabled.get(pattern, 0) + 1
+        if len(self._tables) >= _MAX_TABLES:
+            self._tables.clear()
+        self._tables[key] = rows
+        return rows
 
     # -- public API ------------------------------------------------------------------------------
     def is_defined(self, name: str, arity: int) -> bool:
