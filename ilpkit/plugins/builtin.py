@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ilpkit.core.plugins import PluginSpec, hookimpl
-from ilpkit.plugins.backends import native, subprocess
+from ilpkit.plugins.backends import native, subprocess, swi
 from ilpkit.plugins.executors import dask_cluster, local, processes
 from ilpkit.plugins.learners import boosting, ensembles, gleaner, single_theory, theory
 from ilpkit.plugins.scorers import SPECS as SCORER_SPECS
@@ -24,6 +24,7 @@ def ilpkit_register_plugins() -> list[PluginSpec[Any]]:
     return [
         native.SPEC,
         subprocess.SPEC,
+        swi.SPEC,
         local.SPEC,
         processes.SPEC,
         dask_cluster.SPEC,
