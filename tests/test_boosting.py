@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import tomllib
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -438,14 +439,16 @@ def test_at_budget_keeps_the_rounds_finished_within_it(uwcse: tuple[Task, Native
     spent = [h.found_after for h in model.hypotheses]
     assert spent == sorted(spent) and spent[-1] == model.clauses_evaluated
     snap = model.at_budget(spent[1])
-    assert snap is not None and [h.round for h in snap.hypotheses] == [1, 2]
+    assert [h.round for h in snap.hypotheses] == [1, 2]
     assert snap.threshold == model.hypotheses[1].threshold
     before = model.at_budget(spent[0] - 1)
-    assert before is not None and before.hypotheses == []
+    assert before.hypotheses == [] and before.clauses_evaluated == spent[0] - 1
     assert not before.score(backend).any()  # nothing learnt yet: every example scores 0
     full = model.at_budget(model.clauses_evaluated)
-    assert full is not None and full.to_json()["hypotheses"] == model.to_json()["hypotheses"]
-    assert model.at_budget(model.clauses_evaluated + 1) is None  # the curve ends at T
+    assert full.to_json()["hypotheses"] == model.to_json()["hypotheses"]
+    # beyond the run's total: every round, and the total as the clauses evaluated
+    beyond = model.at_budget(model.clauses_evaluated + 1000)
+    assert len(beyond.hypotheses) == 4 and beyond.clauses_evaluated == model.clauses_evaluated
 
 
 # --------------------------------------------------------------------------------------------
@@ -481,3 +484,23 @@ def test_explain_orders_the_ensemble_by_alpha(
     shown = [f"{h.alpha:.4f}" for h in order]
     positions = [result.output.index(a) for a in shown]
     assert positions == sorted(positions)
+
+
+@pytest.mark.parametrize("learner", ["prankboost", "rankboost"])
+def test_cv_records_hillclimb_and_anytime_curves(learner: str, tmp_path: Path) -> None:
+    out = tmp_path / "cv"
+    args = ["cv", "uwcse", "--learner", learner, "--set", "learner.rounds=3", "--quiet"]
+    args += ["--set", "i=2", "--set", "clauselength=3", "--set", "nodes=30"]
+    args += ["--curve", "1,100000", "--out", str(out)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    results = json.loads((out / "results.json").read_text())
+    config = tomllib.loads((out / "config.toml").read_text())
+    assert config["search"]["name"] == "hillclimb"
+    for unit in results["units"]:
+        first, last = unit["curve"]
+        # after 1 clause no round has finished: H = 0, AURPC = the test fold's positive rate
+        labels = json.loads((out / "units" / f"{unit['key']}.json").read_text())["labels"]
+        assert first["aurpc"] == pytest.approx(sum(labels) / len(labels))
+        # far beyond the run's total: the final ensemble
+        assert last["aurpc"] == pytest.approx(unit["metrics"]["aurpc"])

@@ -198,18 +198,18 @@ class BoostModel:
                     )
         return out
 
-    def at_budget(self, clauses: int) -> BoostModel | None:
+    def at_budget(self, clauses: int) -> BoostModel:
         """The ensemble of the rounds finished within ``clauses`` clauses evaluated (an
-        anytime reading of one run, for learning curves). None beyond the run's own total:
-        like the papers' Figures 6.2 and 6.4, a curve ends with the T-th weak learner."""
-        if clauses > self.clauses_evaluated:
-            return None
+        anytime reading of one run, for learning curves; no round finished: the empty
+        ensemble, which ranks nothing). Beyond the run's total it is the whole ensemble with
+        ``clauses_evaluated`` still the total: the papers' curves (Figures 6.2, 6.4) end at
+        the T-th weak learner, and the total says where."""
         keep = [h for h in self.hypotheses if h.found_after <= clauses]
         return BoostModel(
             self.learner,
             keep,
             target=self.target,
-            clauses_evaluated=clauses,
+            clauses_evaluated=min(clauses, self.clauses_evaluated),
             options=self.options,
             info=self.info,
         )
