@@ -11,6 +11,7 @@ environment it would break Debian's ``swipl`` and pyswip in child processes).
 
 from __future__ import annotations
 
+import importlib
 import os
 from typing import Any
 
@@ -75,7 +76,7 @@ class JanusBridge:
         if home:
             os.environ["SWI_HOME_DIR"] = home
         try:
-            import janus_swi  # type: ignore[import-untyped]
+            janus_swi = importlib.import_module("janus_swi")
         finally:
             if old is None:
                 os.environ.pop("SWI_HOME_DIR", None)
