@@ -184,6 +184,9 @@ def test_path_values_on_a_three_clause_path() -> None:
     assert values == pytest.approx([0.0, b_to_all / total, (a_to_b + b_to_all) / total])
     # h grows with specificity and stays below 1 (the horizontal piece is never counted)
     assert values[0] < values[1] < values[2] < 1.0
+    # a clause that keeps recall 1 (fewer negatives only) has nothing to its right: 0
+    path = [Counts(4, 8, 4, 8), Counts(4, 5, 4, 8), Counts(1, 0, 4, 8)]
+    assert path_values(path)[:2] == [0.0, 0.0]
 
 
 def test_h_is_the_value_of_the_most_specific_covering_clause() -> None:

@@ -135,8 +135,8 @@ def path_values(path: Sequence[Counts]) -> list[float]:
     The area right of clause k is the AURPC of the sub-curve of clauses 0..k (k and the
     more general ones) minus that sub-curve's horizontal extension to recall 0, which
     :func:`~ilpkit.core.metrics.aurpc` adds at the precision of its first point and which is
-    a rectangle (precision x recall). The most general clause gets 0; on a hill-climbing
-    path coverage is nested, so the values grow with specificity.
+    a rectangle (precision x recall). The most general clause, and any clause at recall 1,
+    gets 0; on a hill-climbing path coverage is nested, so the values grow with specificity.
     """
     total = weighted_aurpc_path(path)
     p, n = path[0].p, path[0].n
@@ -144,6 +144,9 @@ def path_values(path: Sequence[Counts]) -> list[float]:
     for k in range(len(path)):
         curve = pr_points_from_counts([(c.tp, c.fp) for c in path[: k + 1]], p, n)
         tp0, fp0 = float(curve.tp[0]), float(curve.fp[0])
+        if tp0 >= p:  # recall 1: nothing lies to the right (exactly 0, not rounding noise)
+            values.append(0.0)
+            continue
         horizontal = (tp0 / (tp0 + fp0)) * (tp0 / p) if tp0 > 0 else 0.0
         values.append(max(0.0, aurpc(curve) - horizontal) / total)
     return values
