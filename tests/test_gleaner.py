@@ -179,3 +179,27 @@ def test_gleaner_cv_on_uwcse_reports_point_aurpc(tmp_path: object) -> None:
     assert 0.0 < summary["aurpc_points"]["mean"] <= 1.0
     assert 0.0 < summary["aurpc"]["mean"] <= 1.0
     assert all(len(u["curve"]) == 2 for u in results["units"])
+
+
+def test_cli_learn_gleaner_with_a_processes_executor_matches_in_process(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from ilpkit.cli.main import app
+
+    out = Path(str(tmp_path))
+    args = ["learn", "trains", "--learner", "gleaner", "--set", "learner.seeds=3",
+            "--set", "learner.clauses_per_seed=40", "--quiet"]  # fmt: skip
+    runner = CliRunner()
+    local = runner.invoke(app, [*args, "--out", str(out / "a.json")])
+    assert local.exit_code == 0, local.output
+    remote = runner.invoke(
+        app, [*args, "--executor", "processes", "--set", "executor.workers=2",
+              "--out", str(out / "b.json")],
+    )  # fmt: skip
+    assert remote.exit_code == 0, remote.output
+    a = json.loads((out / "a.json").read_text())
+    b = json.loads((out / "b.json").read_text())
+    assert a["seeds"] == b["seeds"] and a["choices"] == b["choices"]
+    assert a["info"]["search"] == "rrr" and a["info"]["scorer"] == "pr"  # Gleaner's defaults

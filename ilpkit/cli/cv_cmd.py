@@ -213,12 +213,14 @@ def _config_from_options(
     fmt: DataFormat,
     stem: str | None,
 ) -> RunConfig:
-    from ilpkit.cli.learn_cmd import default_scorer, default_search
+    from ilpkit.cli.learn_cmd import default_scorer, default_search, learner_default
+    from ilpkit.core.plugins import get_plugin_manager
 
     if path is None:
         raise ConfigError("give a dataset PATH")
     task = load(path, fmt, stem)
     options = split_sets(sets, SECTIONS)
+    learner_obj = get_plugin_manager().make("learner", learner, options["learner"])
     budgets: list[int] = []
     if curve:
         try:
@@ -229,11 +231,11 @@ def _config_from_options(
         "data": {"path": path, "format": fmt.value, "stem": stem},
         "learner": {"name": learner, "options": options["learner"]},
         "search": {
-            "name": search or learner_default(learner, "search") or default_search(task),
+            "name": search or learner_default(learner_obj, "search") or default_search(task),
             "options": options["search"],
         },
         "scorer": {
-            "name": scorer or learner_default(learner, "scorer") or default_scorer(task),
+            "name": scorer or learner_default(learner_obj, "scorer") or default_scorer(task),
             "options": options["scorer"],
         },
         "backend": {"name": backend, "options": options["backend"]},
@@ -243,16 +245,6 @@ def _config_from_options(
         "cv": {"folds": folds, "tune_folds": tune_folds, "repeats": repeats, "curve": budgets},
     }
     return apply_overrides(raw, [], where="options")
-
-
-def learner_default(learner: str, kind: str) -> str | None:
-    """The search or scorer a learner's method prescribes (Gleaner: rrr with pr), if any;
-    otherwise the data's own settings choose."""
-    from ilpkit.core.plugins import get_plugin_manager
-
-    obj = get_plugin_manager().make("learner", learner, {})
-    value = getattr(obj, f"default_{kind}", None)
-    return value if isinstance(value, str) else None
 
 
 def _run(

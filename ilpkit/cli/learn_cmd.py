@@ -46,7 +46,7 @@ EVALFN_SCORERS: Final = {
     "wracc": "wracc",
 }
 SEARCH_PLUGINS: Final = {"bf": "bf", "heuristic": "topdown", "rls": "rrr", "ar": "topdown"}
-SECTIONS: Final = ("", "backend", "search", "scorer", "learner")
+SECTIONS: Final = ("", "backend", "search", "scorer", "learner", "executor")
 
 
 def default_scorer(task: Task) -> str:
@@ -140,10 +140,17 @@ def learn(
     stem: StemOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no tables.")] = False,
     trust_data: TrustOpt = False,
+    executor: Annotated[
+        str | None,
+        typer.Option(
+            help="Run the learner's independent units (Gleaner seeds, ensemble members) on "
+            "this executor: processes or dask (default: in this process)."
+        ),
+    ] = None,
 ) -> None:
     """Learn a model. ``--set KEY=VALUE`` overrides the data's Aleph settings
     (clauselength, nodes, i, minpos, ...); ``--set learner.KEY=VALUE`` (and search., scorer.,
-    backend.) sets plugin options."""
+    backend., executor.) sets plugin options."""
     from ilpkit.core.plugins import get_plugin_manager
 
     task = load(path, fmt, stem)
@@ -154,9 +161,9 @@ def learn(
         except BiasError as exc:
             raise ConfigError(f"--set {key}={value}: {exc}") from None
     manager = get_plugin_manager()
-    search_name = search or default_search(task)
-    scorer_name = scorer or default_scorer(task)
     learner_obj = manager.make("learner", learner, options["learner"])
+    search_name = search or learner_default(learner_obj, "search") or default_search(task)
+    scorer_name = scorer or learner_default(learner_obj, "scorer") or default_scorer(task)
     scorer_obj = manager.make("scorer", scorer_name, options["scorer"])
     manager.validate_options("search", search_name, options["search"])
     started = time.perf_counter()
@@ -173,7 +180,15 @@ def learn(
             observers=[progress.observe],
             on_rule=progress.rule,
         )
-        model = learner_obj.fit(task, ctx)
+        if executor is not None:
+            ctx.executor = manager.make("executor", executor, options["executor"])
+            ctx.recipe = _recipe(path, fmt, stem, options, backend, search_name, scorer_name,
+                                 trust_data)  # fmt: skip
+        try:
+            model = learner_obj.fit(task, ctx)
+        finally:
+            if ctx.executor is not None:
+                ctx.executor.close()
     elapsed = time.perf_counter() - started
     info = getattr(model, "info", None)
     if isinstance(info, dict):
@@ -199,6 +214,43 @@ def learn(
     )
     if out is not None:
         console.print(f"model written to {out}")
+
+
+def learner_default(learner: Any, kind: str) -> str | None:
+    """The search or scorer a learner's method prescribes (Gleaner: rrr with pr; boosting:
+    hillclimb), if any; otherwise the data's own settings choose."""
+    value = getattr(learner, f"default_{kind}", None)
+    return value if isinstance(value, str) else None
+
+
+def _recipe(
+    path: str,
+    fmt: DataFormat,
+    stem: str | None,
+    options: dict[str, dict[str, Any]],
+    backend: str,
+    search: str,
+    scorer: str,
+    trust_data: bool,
+) -> Any:
+    """How a worker process rebuilds this run's task and backend."""
+    from ilpkit.core.config import RunConfig
+    from ilpkit.datasets import resolve_data_path
+
+    backend_options = {**options["backend"], **({"trust_data": True} if trust_data else {})}
+    return RunConfig.model_validate(
+        {
+            "data": {
+                "path": str(resolve_data_path(path).resolve()),
+                "format": fmt.value,
+                "stem": stem,
+            },
+            "backend": {"name": backend, "options": backend_options},
+            "search": {"name": search, "options": options["search"]},
+            "scorer": {"name": scorer, "options": options["scorer"]},
+            "settings": options[""],
+        }
+    )
 
 
 def _plain(value: object) -> object:
@@ -289,6 +341,13 @@ def explain(
     model = load_model(model_path)
     rules = model.rules()
     title = f"{model.learner} model {model_path} (training counts)"
+    ensemble_table = getattr(model, "explain_table", None)
+    if ensemble_table is not None and path is None and not json_output:
+        # an ensemble that explains itself (boosting: weak hypotheses ordered by alpha)
+        console = Console(highlight=False)
+        console.print(ensemble_table(title))
+        console.print(f"{model.clauses_evaluated:,} clauses evaluated in training")
+        return
     if path is not None:
         task = load(path, fmt, stem)
         with open_backend(backend, {}, task, trust_data=trust_data) as engine:
@@ -299,4 +358,5 @@ def explain(
         return
     console = Console(highlight=False)
     print_rules(console, rules, title=title)
-    console.print(f"{len(rules)} rules; {model.clauses_evaluated:,} clauses evaluated in training")
+    noun = "rule" if len(rules) == 1 else "rules"
+    console.print(f"{len(rules)} {noun}; {model.clauses_evaluated:,} clauses evaluated in training")
