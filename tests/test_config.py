@@ -41,9 +41,16 @@ def config_error(path: Path) -> str:
 # -- loading ---------------------------------------------------------------------------------
 
 
-def test_minimal_file_gets_the_defaults(tmp_path: Path) -> None:
+def test_a_bundled_dataset_name_stays_a_name_unless_a_folder_has_it(tmp_path: Path) -> None:
+    assert load_config(write(tmp_path, '[data]\npath = "uwcse"\n')).data.path == Path("uwcse")
+    (tmp_path / "uwcse").mkdir()
     config = load_config(write(tmp_path, '[data]\npath = "uwcse"\n'))
-    assert config.data == DataConfig(path=tmp_path / "uwcse")
+    assert config.data.path == tmp_path / "uwcse"
+
+
+def test_minimal_file_gets_the_defaults(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, '[data]\npath = "data/uwcse"\n'))
+    assert config.data == DataConfig(path=tmp_path / "data" / "uwcse")
     assert config.data.format is DataFormat.AUTO
     assert [config.plugin(k).name for k in KINDS] == [
         "native",
@@ -101,7 +108,8 @@ def test_unknown_key_is_an_error_with_a_suggestion(tmp_path: Path) -> None:
     path = write(tmp_path, 'bakcend = "swi"\n[data]\npath = "d"\n')
     message = config_error(path)
     assert message.startswith(f"{path}: bakcend: unknown key; did you mean 'backend'?")
-    assert "(valid keys: data, backend, search, scorer, learner, executor, seed, settings, cv, output)" in message
+    keys = "data, backend, search, scorer, learner, executor, seed, settings, cv, output"
+    assert f"(valid keys: {keys})" in message
 
 
 def test_unknown_nested_key_and_missing_key(tmp_path: Path) -> None:
@@ -327,7 +335,7 @@ def test_resolve_plugins_reports_every_problem(tmp_path: Path, manager: PluginMa
     lines = str(info.value).splitlines()
     assert lines[0] == (
         "run.toml: backend.name: no backend named 'nativ'; did you mean 'native'? "
-        "(available backends: native)"
+        "(available backends: native, subprocess, swi)"
     )
     assert lines[1].startswith(
         "run.toml: learner.options: learner 'theory': option 'max_rules': "
