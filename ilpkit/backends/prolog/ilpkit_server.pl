@@ -185,6 +185,9 @@ ilpkit_between(Lo, Hi, X) :- Lo < Hi, Lo1 is Lo + 1, ilpkit_between(Lo1, Hi, X).
 % user_error, so it cannot corrupt the answers.
 ilpkit_serve :-
     ilpkit_setup,
+    current_output(Out),
+    retractall('$ilpkit_reply_stream'(_)),
+    assertz('$ilpkit_reply_stream'(Out)),
     set_output(user_error),
     ilpkit_engine(Engine, Version),
     ilpkit_reply(ilpkit_ready(Engine, Version)),
@@ -232,11 +235,20 @@ ilpkit_cover_all([c(Head, Body)|Clauses], Among, Secs, Steps) :-
     ilpkit_reply_ids(Ids),
     ilpkit_cover_all(Clauses, Among, Secs, Steps).
 
+% Answers go to the output stream the server started with: YAP 8's set_output/1 also moves
+% the user_output alias, so user_output cannot be trusted to still be stdout.
+ilpkit_reply_stream(S) :-
+    (   catch('$ilpkit_reply_stream'(S0), _, fail)
+    ->  S = S0
+    ;   S = user_output
+    ).
+
 ilpkit_reply(Term) :-
-    write_canonical(user_output, Term),
-    write(user_output, '.'),
-    nl(user_output),
-    flush_output(user_output).
+    ilpkit_reply_stream(S),
+    write_canonical(S, Term),
+    write(S, '.'),
+    nl(S),
+    flush_output(S).
 
 ilpkit_reply_error(ilpkit_limit(What)) :- !,
     ilpkit_limit_text(What, Text),
@@ -264,19 +276,20 @@ ilpkit_limit_text(What, Text) :-
 
 % Integers only, so no engine's list syntax matters: c([1,2,3]).
 ilpkit_reply_ids(Ids) :-
-    write(user_output, 'c(['),
-    ilpkit_write_ids(Ids),
-    write(user_output, ']).'),
-    nl(user_output),
-    flush_output(user_output).
+    ilpkit_reply_stream(S),
+    write(S, 'c(['),
+    ilpkit_write_ids(Ids, S),
+    write(S, ']).'),
+    nl(S),
+    flush_output(S).
 
-ilpkit_write_ids([]).
-ilpkit_write_ids([Id|Ids]) :-
-    write(user_output, Id),
-    ilpkit_write_more_ids(Ids).
+ilpkit_write_ids([], _).
+ilpkit_write_ids([Id|Ids], S) :-
+    write(S, Id),
+    ilpkit_write_more_ids(Ids, S).
 
-ilpkit_write_more_ids([]).
-ilpkit_write_more_ids([Id|Ids]) :-
-    write(user_output, ','),
-    write(user_output, Id),
-    ilpkit_write_more_ids(Ids).
+ilpkit_write_more_ids([], _).
+ilpkit_write_more_ids([Id|Ids], S) :-
+    write(S, ','),
+    write(S, Id),
+    ilpkit_write_more_ids(Ids, S).
