@@ -105,50 +105,26 @@ def cv(
     gets config.toml, per-unit results and models, results.json, report.md and plots.
     ``--set KEY=VALUE`` overrides Aleph settings; ``--set learner.KEY=VALUE`` (search.,
     scorer., backend., executor.) sets plugin options."""
+
+    def from_options() -> RunConfig:
+        return _config_from_options(
+            path, learner, search, scorer, backend, executor, folds, tune_folds, repeats,
+            curve, sets, seed, fmt, stem,
+        )  # fmt: skip
+
     if resume is not None:
         from ilpkit.core.runs import RunDirectory
 
         config = RunDirectory(resume).config()
         if path is not None or sets:
-            config = _config_from_options(
-                path,
-                learner,
-                search,
-                scorer,
-                backend,
-                executor,
-                folds,
-                tune_folds,
-                repeats,
-                curve,
-                sets,
-                seed,
-                fmt,
-                stem,
-            )
+            config = from_options()
         _run(config, resume, resume=True, quiet=quiet, trust_data=trust_data)
         return
     if path is None:
         raise ConfigError("give a dataset PATH (or --resume RUN_DIR)")
     if out is None:
         raise ConfigError("give the run directory to create with --out RUN_DIR")
-    config = _config_from_options(
-        path,
-        learner,
-        search,
-        scorer,
-        backend,
-        executor,
-        folds,
-        tune_folds,
-        repeats,
-        curve,
-        sets,
-        seed,
-        fmt,
-        stem,
-    )
-    _run(config, out, resume=False, quiet=quiet, trust_data=trust_data)
+    _run(from_options(), out, resume=False, quiet=quiet, trust_data=trust_data)
 
 
 def run(

@@ -13,7 +13,8 @@ Executors are plugins of kind ``"executor"`` (see :mod:`ilpkit.core.plugins`); t
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import Protocol, TypeVar, runtime_checkable
+from types import TracebackType
+from typing import Protocol, Self, TypeVar, runtime_checkable
 
 U = TypeVar("U")
 R = TypeVar("R")
@@ -35,3 +36,27 @@ class Executor(Protocol):
     def close(self) -> None:
         """Release workers and connections; the executor is unusable afterwards."""
         ...
+
+
+class ExecutorBase:
+    """Context-manager plumbing shared by executors: ``with`` closes, a closed one refuses."""
+
+    _closed = False
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("this executor is closed")
+
+    def close(self) -> None:
+        self._closed = True
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

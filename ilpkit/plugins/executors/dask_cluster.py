@@ -9,12 +9,12 @@ gathered in the order of the units. Needs ``pip install 'ilpkit[dask]'``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from types import TracebackType
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ilpkit.core.errors import BackendUnavailable
+from ilpkit.core.executor import ExecutorBase
 from ilpkit.core.plugins import PluginSpec
 
 U = TypeVar("U")
@@ -34,7 +34,7 @@ class DaskOptions(BaseModel):
     threads_per_worker: int = Field(default=1, ge=1, description="Threads per local worker.")
 
 
-class DaskExecutor:
+class DaskExecutor(ExecutorBase):
     """Maps units over a ``distributed.Client``."""
 
     def __init__(self, options: DaskOptions | None = None) -> None:
@@ -62,8 +62,7 @@ class DaskExecutor:
         self._closed = False
 
     def map(self, fn: Callable[[U], R], units: Iterable[U]) -> Iterator[R]:
-        if self._closed:
-            raise RuntimeError("this executor is closed")
+        self._check_open()
         futures = self._client.map(fn, list(units), pure=False)
         return self._results(futures)
 
@@ -82,17 +81,6 @@ class DaskExecutor:
             self._client.close()
             if self._cluster is not None:
                 self._cluster.close()
-
-    def __enter__(self) -> DaskExecutor:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 SPEC = PluginSpec(

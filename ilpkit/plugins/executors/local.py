@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Callable, Iterable, Iterator
-from types import TracebackType
 from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ilpkit.core.executor import ExecutorBase
 from ilpkit.core.plugins import PluginSpec
 
 U = TypeVar("U")
@@ -34,7 +34,7 @@ class LocalOptions(BaseModel):
     )
 
 
-class LocalExecutor:
+class LocalExecutor(ExecutorBase):
     """Serial executor: ``map`` is a lazy, in-order ``map`` in the calling process."""
 
     def __init__(self, options: LocalOptions | None = None) -> None:
@@ -43,8 +43,7 @@ class LocalExecutor:
 
     def map(self, fn: Callable[[U], R], units: Iterable[U]) -> Iterator[R]:
         """Yield ``fn(unit)`` for each unit, in order, computing each when it is asked for."""
-        if self._closed:
-            raise RuntimeError("this executor is closed")
+        self._check_open()
         if self.options.check_pickle:
             _check_picklable(fn, "the function")
         return self._run(fn, units)
@@ -58,17 +57,6 @@ class LocalExecutor:
     def close(self) -> None:
         """Nothing to release; further ``map`` calls are refused, as on other executors."""
         self._closed = True
-
-    def __enter__(self) -> LocalExecutor:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def _check_picklable(value: object, what: str) -> None:

@@ -12,11 +12,11 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
-from types import TracebackType
 from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ilpkit.core.executor import ExecutorBase
 from ilpkit.core.plugins import PluginSpec
 
 U = TypeVar("U")
@@ -33,7 +33,7 @@ class ProcessesOptions(BaseModel):
     )
 
 
-class ProcessesExecutor:
+class ProcessesExecutor(ExecutorBase):
     """A pool of spawned worker processes; ``map`` submits every unit and yields in order."""
 
     def __init__(self, options: ProcessesOptions | None = None) -> None:
@@ -45,8 +45,7 @@ class ProcessesExecutor:
         self._closed = False
 
     def map(self, fn: Callable[[U], R], units: Iterable[U]) -> Iterator[R]:
-        if self._closed:
-            raise RuntimeError("this executor is closed")
+        self._check_open()
         futures = [self._pool.submit(fn, unit) for unit in units]
         return self._results(futures)
 
@@ -63,17 +62,6 @@ class ProcessesExecutor:
         if not self._closed:
             self._closed = True
             self._pool.shutdown(wait=True, cancel_futures=True)
-
-    def __enter__(self) -> ProcessesExecutor:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 SPEC = PluginSpec(
