@@ -44,7 +44,7 @@ ilpkit_load(File, Problems) :-
     close(Stream).
 
 ilpkit_load_terms(Stream, N, Problems) :-
-    catch(read_term(Stream, Term, []), E, true),
+    catch(ilpkit_read(Stream, Term), E, true),
     (   nonvar(E)
     ->  ilpkit_message(E, Text),
         Problems = [problem(N, error, Text)|Rest],
@@ -56,6 +56,17 @@ ilpkit_load_terms(Stream, N, Problems) :-
         N1 is N + 1,
         ilpkit_load_terms(Stream, N1, Rest)
     ).
+
+% read_term/3 followed by a call of a user predicate.  YAP 8.0.2 grows its atom table when a
+% new atom passes a threshold (about 3,190 atoms, then x3) and does it at the next call of a
+% predicate; when that call is inside catch/3's own code (read_term/3 as the goal of catch/3,
+% or the last goal of a predicate called by catch/3), read_term/3 fails, and the term it read
+% is lost.  Measured: the load of mutagenesis' 15,000 terms failed at term 2,537.
+ilpkit_read(Stream, Term) :-
+    read_term(Stream, Term, []),
+    ilpkit_read_done.
+
+ilpkit_read_done.
 
 ilpkit_load_term((:- Directive), N, Problems, Rest) :- !,
     (   catch(Directive, E, true)
@@ -192,7 +203,7 @@ ilpkit_serve :-
     ilpkit_engine(Engine, Version),
     ilpkit_reply(ilpkit_ready(Engine, Version)),
     repeat,
-    catch(read_term(user_input, Request, []), E, true),
+    catch(ilpkit_read(user_input, Request), E, true),
     (   nonvar(E)
     ->  ilpkit_reply_error(E),
         fail
