@@ -5,7 +5,7 @@ a query by itself (inference and wall-clock limits), how it writes strings, and 
 *prelude* of Prolog text defining the hooks ``ilpkit_server.pl`` calls (its header lists
 them).  The data export and the server are the same for every engine.
 
-Quirks this encodes (all measured with SWI-Prolog 9.0, GNU Prolog 1.4.5):
+Quirks this encodes (measured with SWI-Prolog 9.0, GNU Prolog 1.4.5 and YAP 8.0.2):
 
 * SWI-Prolog: ``call_with_inference_limit/3`` and ``call_with_time_limit/2``
   (``library(time)``, used module-qualified so nothing is imported into ``user``);
@@ -16,11 +16,16 @@ Quirks this encodes (all measured with SWI-Prolog 9.0, GNU Prolog 1.4.5):
   writes lists as ``'.'(H, T)`` and floats with 17 digits (both read back exactly); library
   predicates (``append/3``, ``member/2``) cannot be redefined by a program (reported as a
   clash, the engine's definition is kept); integers are bounded (60 bits).
-* YAP (written from its documentation; not yet run, as no YAP was installed here): started
-  as ``yap -q -l FILE -g GOAL`` (never through its top level, which is not meant for a pipe);
-  YAP exits 0 on errors and silently ignores a missing ``-l`` file, so only the server's own
-  ``ilpkit_ready`` line proves that it started; ``time_out/3`` from ``library(timeout)``;
-  floats are written with ``%.6g`` unless ``float_format`` is set.
+* YAP (run with YAP 8.0.2, see docs/backends.md): started as ``yap -q -l FILE -g GOAL``
+  (never through its top level, which is not meant for a pipe); YAP exits 0 on errors and
+  silently ignores a missing ``-l`` file, so only the server's own ``ilpkit_ready`` line
+  proves that it started; no inference limit (``step_limit`` becomes the backend's
+  ``guard_seconds``), ``time_out/3`` from ``library(timeout)`` for the time limit; floats are
+  written with ``%.6g`` unless ``float_format`` is ``'%.17g'``; lists are written as
+  ``'.'(H, T)`` (read back exactly); ``set_output/1`` also moves ``user_output`` (the server
+  answers on the stream it started with); an unknown procedure is reported as
+  ``Module:Name/Arity``; ``read_term/3`` under ``catch/3`` fails when YAP grows its atom table
+  (the server reads through ``ilpkit_read/2``, which avoids it).
 """
 
 from __future__ import annotations
@@ -190,8 +195,11 @@ _YAP_PRELUDE: Final = r"""
 :- use_module(library(lists)).
 
 ilpkit_engine(yap, Version) :-
-    catch(current_prolog_flag(version, V), _, V = unknown),
-    format(atom(Version), '~w', [V]).
+    (   catch(current_prolog_flag(version_data, yap(Major, Minor, Patch, _)), _, fail)
+    ->  format(atom(Version), '~w.~w.~w', [Major, Minor, Patch])
+    ;   catch(current_prolog_flag(version, V), _, V = unknown),
+        format(atom(Version), '~w', [V])
+    ).
 
 ilpkit_setup :-
     set_prolog_flag(unknown, error),

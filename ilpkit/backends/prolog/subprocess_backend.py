@@ -276,6 +276,8 @@ class SubprocessBackend(Backend):
 
     def _callers(self, culprit: Term) -> str:
         """Where the background calls an unknown procedure (the data file locations)."""
+        if type(culprit) is Struct and culprit.name == ":" and len(culprit.args) == 2:
+            culprit = culprit.args[1]  # YAP names it Module:Name/Arity
         if not (type(culprit) is Struct and culprit.name == "/" and len(culprit.args) == 2):
             return ""
         name, arity = culprit.args
