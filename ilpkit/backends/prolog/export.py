@@ -9,9 +9,24 @@ Layout (one term per line, so a term's number is its line number):
 1. ``'$ilpkit_dynamic'(Name, Arity)`` -- the program's ``dynamic`` declarations;
 2. ``'$ilpkit_mode_predicate'(Name, Arity)`` -- every mode predicate; the server declares
    those the engine cannot call ``dynamic``, so they fail as in the native backend;
-3. the uninterpreted directives, only when the user trusts the data (``trust_data``);
-4. the background clauses, predicates in sorted order, clauses in source order;
-5. the examples as ``'$ilpkit_example'(Id, Atom)``.
+3. ``'$ilpkit_builtin_ok'(Name, Arity)`` -- the predicates the program defines whose engine
+   built-in may stand in for the program's definition when the engine refuses to let a
+   program redefine it (a *clash*, a warning): those of
+   :data:`~ilpkit.core.safety.ALLOWED_BUILTINS` (side-effect free), or all of them when the
+   user trusts the data.  Any other clash is a load error: a program defining, say,
+   ``copy_file/2`` would otherwise have its calls answered by the engine's predicate;
+4. ``'$ilpkit_not_builtin'(Name, Arity)`` -- without ``trust_data``, the mode predicates the
+   program does not provide (no clause, fact or ``dynamic``) outside the allow-list: the server
+   refuses the program if the engine has a predicate of that name (SWI-Prolog would autoload
+   ``copy_file/2`` for a clause ilpkit builds from ``modeb(*, copy_file(+a, +b))``);
+5. the uninterpreted directives, only when the user trusts the data (``trust_data``);
+6. the background clauses, predicates in sorted order, clauses in source order;
+7. the examples as ``'$ilpkit_example'(Id, Atom)``.
+
+The server's own predicates are named ``ilpkit_*`` and ``'$ilpkit_*'``; a program that
+defines, declares, targets or names in a mode or determination such a predicate is refused
+(:func:`check_reserved_names`, whatever ``trust_data`` says), as it could replace or reach
+the server's machinery.
 
 Examples are not background: as in the native backend (and Aleph, which keeps positive
 examples out of the background), a clause covers an example through head unification only,
@@ -22,8 +37,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ilpkit.core.safety import check_program
-from ilpkit.core.task import Task
+from ilpkit.core.errors import DataError, SourceLocation
+from ilpkit.core.safety import ALLOWED_BUILTINS, check_program
+from ilpkit.core.task import Indicator, Task
 from ilpkit.core.terms import (
     Clause,
     Const,
@@ -31,6 +47,7 @@ from ilpkit.core.terms import (
     Struct,
     Term,
     clause_to_prolog,
+    indicator,
     quote_atom,
     to_prolog,
 )
@@ -59,6 +76,7 @@ class ExportedProgram:
 def export_program(task: Task, *, trust_data: bool = False) -> ExportedProgram:
     """The program text of ``task`` (deterministic: the same task gives the same text)."""
     check_program(task, trust_data=trust_data)
+    check_reserved_names(task)
     lines: list[str] = []
     origins: list[str] = []
     first_string: str | None = None
@@ -76,6 +94,19 @@ def export_program(task: Task, *, trust_data: bool = False) -> ExportedProgram:
     modes = {m.indicator for m in (*task.bias.modeh, *task.bias.modeb)}
     for name, arity in sorted(modes):
         emit(_fact("$ilpkit_mode_predicate", Const(name), Const(arity)), f"mode {name}/{arity}")
+    defined = set(program.predicates())
+    for name, arity in sorted(defined if trust_data else defined & ALLOWED_BUILTINS):
+        emit(_fact("$ilpkit_builtin_ok", Const(name), Const(arity)), f"{name}/{arity}")
+    if not trust_data:
+        for m in sorted(
+            (*task.bias.modeh, *task.bias.modeb), key=lambda m: (m.indicator, str(m.location))
+        ):
+            key = m.indicator
+            if key in defined or key in program.dynamic or key in ALLOWED_BUILTINS:
+                continue
+            defined.add(key)  # once per predicate
+            where = str(m.location) if m.location else f"mode {key[0]}/{key[1]}"
+            emit(_fact("$ilpkit_not_builtin", Const(key[0]), Const(key[1])), where)
     if trust_data:
         for d in task.directives:
             emit(":- " + to_prolog(d.term, 1199) + ".", f"{d.location or 'directive'}")
@@ -97,6 +128,55 @@ def export_program(task: Task, *, trust_data: bool = False) -> ExportedProgram:
     if first_string is not None and not _really_has_strings(task):
         first_string = None
     return ExportedProgram(HEADER + "\n".join(lines) + "\n", origins, first_string)
+
+
+RESERVED_PREFIXES: tuple[str, ...] = ("ilpkit_", "$ilpkit")
+"""Names of the server's own predicates (``ilpkit_server.pl`` and the engine preludes)."""
+
+
+def reserved_name(name: str) -> bool:
+    """Whether a predicate called ``name`` would collide with the server's predicates."""
+    return name.startswith(RESERVED_PREFIXES)
+
+
+def check_reserved_names(task: Task) -> None:
+    """Raise :class:`DataError` when the program defines, declares, targets or names in a
+    mode or determination a predicate named like the server's own (``ilpkit_*``,
+    ``'$ilpkit_*'``), with the file and line where known."""
+    program = task.program
+    places: list[tuple[Indicator, SourceLocation | None, str]] = []
+    for key, clauses in program.clauses.items():
+        places.append((key, clauses[0].location if clauses else None, "a definition of"))
+    places.extend((key, None, "facts of") for key in program.facts)
+    places.extend((key, None, "a dynamic declaration of") for key in program.dynamic)
+    for mode in (*task.bias.modeh, *task.bias.modeb):
+        places.append((mode.indicator, mode.location, f"a {mode.kind} declaration of"))
+    for target, body in task.bias.determinations:
+        places.extend(((target, None, "a determination of"), (body, None, "a determination of")))
+    ex = task.examples
+    seen: set[Indicator] = set()
+    for i, atom in enumerate(ex.atoms):
+        key = indicator(atom)
+        if key not in seen:
+            seen.add(key)
+            places.append((key, ex.locations[i], "examples of"))
+    found = []
+    for key, loc, what in places:
+        if reserved_name(key[0]):
+            pi = f"{quote_atom(key[0])}/{key[1]}"
+            found.append((str(loc) if loc else "", f"{what} {pi}"))
+    if not found:
+        return
+    found.sort()
+    lines = [
+        f"{where + ': ' if where else ''}{what}: names starting with ilpkit_ or $ilpkit are "
+        "reserved for ilpkit's Prolog server, whose predicates such a definition could "
+        "replace or reach; rename the predicate"
+        for where, what in found[:25]
+    ]
+    if len(found) > 25:
+        lines.append(f"({len(found) - 25} more)")
+    raise DataError("\n".join(lines))
 
 
 def _fact(name: str, *args: Term) -> str:

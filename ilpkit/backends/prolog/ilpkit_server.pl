@@ -16,6 +16,9 @@
         ilpkit_compat(-Name/Arity, -Clauses)  definitions the native engine has and this
                                               engine lacks (added when still undefined)
 
+    and optionally ilpkit_engine_predicate(+Name, +Arity): the engine has its own Name/Arity,
+    to which it would add a program's clauses (YAP's Prolog-defined built-ins).
+
     Core predicates (callable directly by an in-process backend):
 
         ilpkit_load(+File, -Problems)         read a program written by ilpkit's exporter and
@@ -36,8 +39,8 @@
 
 % Problems: a list of problem(Index, Kind, Text); Index is the 1-based number of the term in
 % the file, Kind is error (the program is unusable), clash (a built-in the engine does not let
-% a program redefine; the engine's definition is kept) or directive (a trusted directive
-% failed or raised).
+% a program redefine, listed as '$ilpkit_builtin_ok'/2; the engine's definition is kept) or
+% directive (a trusted directive failed or raised).
 ilpkit_load(File, Problems) :-
     ilpkit_open_source(File, Stream),
     catch(ilpkit_load_terms(Stream, 1, Problems), E, (close(Stream), throw(E))),
@@ -77,16 +80,61 @@ ilpkit_load_term((:- Directive), N, Problems, Rest) :- !,
         )
     ;   Problems = [problem(N, directive, 'the directive failed')|Rest]
     ).
+% '$ilpkit_not_builtin'(Name, Arity): a mode predicate the program does not provide; the
+% engine must not have a predicate of that name, or the clauses ilpkit builds would call it.
+ilpkit_load_term('$ilpkit_not_builtin'(Name, Arity), N, Problems, Rest) :- !,
+    (   ilpkit_defined(Name, Arity)
+    ->  ilpkit_format_atom('~q/~w is named in a mode declaration and defined by this ~w~w',
+                           [Name, Arity, 'engine, not by the program: the clauses ilpkit ',
+                            'builds would run the engine''s predicate'], Text),
+        Problems = [problem(N, error, Text)|Rest]
+    ;   Problems = Rest
+    ).
+% A built-in the engine does not let a program redefine (it raises a permission error, or,
+% with the optional hook ilpkit_engine_predicate(Name, Arity), would add the program's clauses
+% to its own): the engine's definition stays and answers the program's calls.  Fatal unless
+% the exporter listed the predicate as '$ilpkit_builtin_ok'(Name, Arity) (side-effect free,
+% or the data is trusted).
 ilpkit_load_term(Term, N, Problems, Rest) :-
-    catch(assertz(Term), E, true),
-    (   var(E)
-    ->  Problems = Rest
-    ;   E = error(permission_error(modify, _, _), _)
-    ->  ilpkit_message(E, Text),
-        Problems = [problem(N, clash, Text)|Rest]
-    ;   ilpkit_message(E, Text),
+    (   Term = (Head :- _) -> true ; Head = Term ),
+    functor(Head, Name, Arity),
+    (   ilpkit_engine_owns(Name, Arity)
+    ->  ilpkit_format_atom('~q/~w is a predicate of this engine', [Name, Arity], Text0),
+        ilpkit_clash(Name, Arity, N, Text0, Problems, Rest)
+    ;   catch(assertz(Term), E, true),
+        (   var(E)
+        ->  Problems = Rest
+        ;   E = error(permission_error(modify, _, _), _)
+        ->  ilpkit_message(E, Text0),
+            ilpkit_clash(Name, Arity, N, Text0, Problems, Rest)
+        ;   ilpkit_message(E, Text),
+            Problems = [problem(N, error, Text)|Rest]
+        )
+    ).
+
+ilpkit_clash(Name, Arity, N, Text0, Problems, Rest) :-
+    (   catch('$ilpkit_builtin_ok'(Name, Arity), _, fail)
+    ->  Problems = [problem(N, clash, Text0)|Rest]
+    ;   ilpkit_format_atom('~w (~q/~w is a built-in of this engine, which would ~w)',
+                           [Text0, Name, Arity,
+                            'answer the program''s calls instead of its definition'], Text),
         Problems = [problem(N, error, Text)|Rest]
     ).
+
+% The exporter writes a predicate's clauses together: ask the hook once per predicate.
+ilpkit_engine_owns(Name, Arity) :-
+    (   catch('$ilpkit_owner'(Name0, Arity0, Owner0), _, fail),
+        Name0 == Name,
+        Arity0 == Arity
+    ->  Owner = Owner0
+    ;   (   catch(ilpkit_engine_predicate(Name, Arity), _, fail)
+        ->  Owner = engine
+        ;   Owner = program
+        ),
+        retractall('$ilpkit_owner'(_, _, _)),
+        assertz('$ilpkit_owner'(Name, Arity, Owner))
+    ),
+    Owner == engine.
 
 % Mode predicates that nothing defines fail instead of raising an existence error, as the
 % native backend treats them; the exporter lists them as '$ilpkit_mode_predicate'/2 facts and

@@ -190,9 +190,38 @@ ilpkit_format_atom(Format, Args, Atom) :-
     + _GPROLOG_COMPAT
 )
 
+
+def _yap_library_compat() -> str:
+    """``ilpkit_compat/2`` for the allow-listed predicates YAP has in ``library(lists)`` only.
+
+    The library is loaded without importing anything into ``user``: YAP adds a program's
+    ``append/3`` clauses to an imported ``append/3`` instead of defining the program's own.
+    After the load, each name the program does not define becomes a wrapper calling the
+    library (goal arguments qualified with ``user``, where the program lives).
+    """
+    plain = (
+        "append/2 append/3 delete/3 flatten/2 intersection/3 last/2 list_to_set/2 max_list/2 "
+        "memberchk/2 min_list/2 nextto/3 nth0/3 nth1/3 numlist/3 permutation/2 reverse/2 "
+        "select/3 selectchk/3 subtract/3 sum_list/2 sumlist/2"
+    )
+    meta = "exclude/3 include/3 partition/4 maplist/2 maplist/3 maplist/4 maplist/5 maplist/6 "
+    meta += "foldl/4 foldl/5 foldl/6"
+    lines = []
+    for names, is_meta in ((plain, False), (meta, True)):
+        for pi in names.split():
+            name, arity = pi.split("/")
+            args = [f"A{i}" for i in range(1, int(arity) + 1)]
+            call = ["user:A1", *args[1:]] if is_meta else args
+            lines.append(
+                f"ilpkit_compat({pi}, [({name}({', '.join(args)}) :- "
+                f"lists:{name}({', '.join(call)}))])."
+            )
+    return "\n".join(lines) + "\n"
+
+
 _YAP_PRELUDE: Final = r"""
 :- use_module(library(timeout)).
-:- use_module(library(lists)).
+:- use_module(library(lists), []).
 
 ilpkit_engine(yap, Version) :-
     (   catch(current_prolog_flag(version_data, yap(Major, Minor, Patch, _)), _, fail)
@@ -240,8 +269,12 @@ ilpkit_counter_get(V) :- nb_getval(ilpkit_counter, V).
 ilpkit_format_atom(Format, Args, Atom) :-
     format(atom(Atom), Format, Args).
 
-ilpkit_compat(_, _) :- fail.
-"""
+% Prolog-defined built-ins (member/2, length/2, ...) take a program's clauses as extra
+% clauses of their own: the server treats them as built-ins the program cannot redefine.
+ilpkit_engine_predicate(Name, Arity) :-
+    functor(Goal, Name, Arity),
+    predicate_property(Goal, built_in).
+""" + _yap_library_compat()
 
 PROFILES: Final[dict[str, EngineProfile]] = {
     "swipl": EngineProfile(
