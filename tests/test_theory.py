@@ -191,6 +191,8 @@ def test_step_limit_is_a_clear_error() -> None:
             "active(A) :- ring_size_6(A,B)",
             "--set",
             "backend.step_limit=20000",
+            "--set",
+            "backend.tabling=false",
         ],
     )
     assert result.exit_code == 2

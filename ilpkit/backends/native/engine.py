@@ -73,6 +73,11 @@ class NativeOptions(BackendOptions):
         default=5_000_000,
         description="Largest binding table kept whole; larger ones are evaluated in chunks.",
     )
+    tabling: bool = Field(
+        default=True,
+        description="Answer calls of pure rule-defined predicates set-at-a-time as tables "
+        "(exact, in Prolog's order); false: always tuple-at-a-time.",
+    )
     memo_entries: int = Field(
         default=200_000, description="Memoised answers of rule-defined literals (entries)."
     )
@@ -140,6 +145,7 @@ class NativeBackend(Backend):
                 self.task.program,
                 step_limit=self.options.step_limit,
                 time_limit=self.options.timeout,
+                tabling=self.opts.tabling,
             )
         return self._resolution
 
