@@ -344,6 +344,24 @@ def test_no_orphans(engine: str) -> None:
     assert wait_gone(int(out.stdout.split()[0]))
 
 
+def test_engine_restarted_past_its_memory_limit(engine: str) -> None:
+    # YAP 8.0.2 leaks memory on every term it reads: its profile restarts it past 1 GB
+    import dataclasses
+
+    from ilpkit.backends.prolog.profiles import RSS_CHECK_EVERY
+
+    backend = backend_for(loop_task(), engine)
+    backend.profile = dataclasses.replace(backend.profile, restart_rss_mb=1)
+    ok = Clause.from_term(term("t(A) :- ok(A)"))
+    try:
+        first = backend.pid
+        for _ in range(RSS_CHECK_EVERY + 1):
+            assert backend.coverage(ok).tolist() == [0, 1]
+        assert backend.restarts == 1 and backend.pid != first
+    finally:
+        backend.close()
+
+
 def test_reload_replaces_the_engine(engine: str) -> None:
     backend = backend_for(loop_task(), engine)
     try:

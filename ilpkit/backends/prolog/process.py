@@ -59,6 +59,17 @@ class EngineProcess:
     def pid(self) -> int:
         return self.popen.pid
 
+    def rss_mb(self) -> float | None:
+        """Resident memory of the engine in MB (Linux ``/proc``), None when unknown."""
+        try:
+            with open(f"/proc/{self.popen.pid}/status") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        return int(line.split()[1]) / 1024
+        except (OSError, ValueError, IndexError):
+            return None
+        return None
+
     def alive(self) -> bool:
         return self.popen.poll() is None
 

@@ -25,7 +25,10 @@ Quirks this encodes (measured with SWI-Prolog 9.0, GNU Prolog 1.4.5 and YAP 8.0.
   ``'.'(H, T)`` (read back exactly); ``set_output/1`` also moves ``user_output`` (the server
   answers on the stream it started with); an unknown procedure is reported as
   ``Module:Name/Arity``; ``read_term/3`` under ``catch/3`` fails when YAP grows its atom table
-  (the server reads through ``ilpkit_read/2``, which avoids it).
+  (the server reads through ``ilpkit_read/2``, which avoids it); memory leaks: ``write/2``
+  (the server writes ids with ``put_char/2``), ``assertz/1`` + ``retract/1`` (coverage
+  meta-calls bodies) and ``read_term/3`` (about 7 KB per term read: the backend restarts the
+  engine past ``restart_rss_mb``).
 """
 
 from __future__ import annotations
@@ -34,6 +37,9 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 EngineName = Literal["swipl", "gprolog", "yap"]
+
+RSS_CHECK_EVERY: Final = 256
+"""Requests between two looks at an engine's memory (see ``restart_rss_mb``)."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +61,10 @@ class EngineProfile:
     """The engine has a string type (ilpkit's ``Str``, written ``"..."``)."""
     answer_double_quotes: str
     """How to read ``"..."`` in the engine's answers (``PrologReader`` option)."""
+    restart_rss_mb: int | None = None
+    """Restart the engine (between requests) once its resident memory exceeds this many MB:
+    for engines that leak memory per request (YAP 8.0.2's ``read_term/3`` keeps about 7 KB
+    of every term it reads).  Checked every :data:`RSS_CHECK_EVERY` requests, on Linux."""
 
     def command(self, executable: str, server: str) -> list[str]:
         goal = "ilpkit_serve, halt"
@@ -309,6 +319,7 @@ PROFILES: Final[dict[str, EngineProfile]] = {
         step_limit=False,
         strings=False,
         answer_double_quotes="codes",
+        restart_rss_mb=1024,
     ),
 }
 

@@ -40,7 +40,12 @@ from pydantic import Field
 from ilpkit.backends.base import Backend, BackendOptions, BackendStatus, describe_clause
 from ilpkit.backends.prolog.export import ExportedProgram, export_program
 from ilpkit.backends.prolog.process import EngineDied, EngineProcess, EngineTimeout
-from ilpkit.backends.prolog.profiles import PROFILES, EngineProfile, server_source
+from ilpkit.backends.prolog.profiles import (
+    PROFILES,
+    RSS_CHECK_EVERY,
+    EngineProfile,
+    server_source,
+)
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.errors import BackendUnavailable, DataError, IlpkitError, ResourceLimitExceeded
 from ilpkit.core.reader import PrologReader
@@ -102,6 +107,9 @@ class SubprocessBackend(Backend):
         self._exported: ExportedProgram | None = None
         self._workdir: Path | None = None
         self._defined: dict[tuple[str, int], bool] = {}
+        self._requests = 0
+        self.restarts = 0
+        """Restarts because the engine's memory passed the profile's ``restart_rss_mb``."""
         self._reader = PrologReader(double_quotes=self.profile.answer_double_quotes)
 
     # -- availability ---------------------------------------------------------------------------
@@ -218,6 +226,18 @@ class SubprocessBackend(Backend):
         return engine_secs, wait, secs_text, steps_text
 
     def _running(self) -> EngineProcess:
+        """The engine, (re)started if needed; every request goes through here."""
+        self._requests += 1
+        limit = self.profile.restart_rss_mb
+        if (
+            limit is not None
+            and self._requests % RSS_CHECK_EVERY == 0
+            and self._engine is not None
+            and (self._engine.rss_mb() or 0.0) > limit
+        ):
+            log.info("%s uses more than %d MB; restarting it", self.profile.name, limit)
+            self.restarts += 1
+            self._restart()
         if self._engine is None or not self._engine.alive():
             if self._exported is None:
                 raise IlpkitError(f"the {self.name} backend has no task loaded; call load(task)")
