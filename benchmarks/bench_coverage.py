@@ -11,6 +11,8 @@ agreement check.
 
     python benchmarks/bench_coverage.py                 # all datasets found
     python benchmarks/bench_coverage.py --datasets uwcse,mutagenesis --clauses 300
+    python benchmarks/bench_coverage.py --datasets uwcse,mutagenesis \
+        --backends native,swi-janus,swi-pyswip,subprocess-swipl,subprocess-gprolog
 
 Prints a table and writes ``benchmarks/results/coverage.json``.
 """
@@ -212,6 +214,111 @@ def time_prolog(
         return elapsed, [counts[i] for i in range(len(clauses))]
 
 
+# -- other backends (--backends): each in a child process of its own (one libswipl a process) --
+
+BACKEND_CHILD = r"""
+import pickle, sys, time
+sys.path.insert(0, sys.argv[1])
+from benchmarks.bench_coverage import load_for_backend
+from ilpkit.backends.native.engine import NativeBackend
+name, engine, clauses = pickle.load(open(sys.argv[2], "rb"))
+task = load_for_backend(name)
+if engine == "native":
+    backend = NativeBackend()
+elif engine.startswith("swi-"):
+    from ilpkit.backends.prolog.swi_backend import SwiBackend, SwiOptions
+    backend = SwiBackend(SwiOptions(bridge=engine[4:]))
+else:
+    from ilpkit.backends.prolog.subprocess_backend import SubprocessBackend, SubprocessOptions
+    backend = SubprocessBackend(SubprocessOptions(engine=engine[11:]))
+t0 = time.perf_counter()
+backend.load(task)
+load = time.perf_counter() - t0
+c0, t0 = time.process_time(), time.perf_counter()
+single = [len(backend.coverage(c)) for c in clauses]
+single_cpu, single_wall = time.process_time() - c0, time.perf_counter() - t0
+backend.close()
+backend.load(task)  # fresh: no cache carried over from the single pass
+c0, t0 = time.process_time(), time.perf_counter()
+batch = [len(c) for c in backend.coverage_many(clauses)]
+batch_cpu, batch_wall = time.process_time() - c0, time.perf_counter() - t0
+print("RESULT", load, single_cpu, single_wall, batch_cpu, batch_wall, int(single == batch), *single)
+"""
+
+
+def load_for_backend(name: str) -> Task:
+    path, stem, _ = DATASETS[name]
+    task = load_task(path, stem=stem)
+    drop = DROP_MODES.get(name, set())
+    task.bias.modeb = [m for m in task.bias.modeb if m.name not in drop]
+    return task
+
+
+def time_backends(
+    name: str, clauses: list[Clause], backends: list[str], plain: tuple[float, list[int]] | None
+) -> list[dict[str, object]]:
+    """Per-clause time of each backend (CPU of the Python process, which runs in-process
+    SWI-Prolog too; wall for subprocess engines) against the plain swipl loop."""
+    import pickle
+
+    rows: list[dict[str, object]] = []
+    for engine in backends:
+        env = dict(os.environ)
+        if engine != "swi-janus":
+            env.pop("SWI_HOME_DIR", None)
+        with tempfile.TemporaryDirectory() as tmp:
+            data = Path(tmp) / "clauses.pkl"
+            data.write_bytes(pickle.dumps((name, engine, clauses)))
+            proc = subprocess.run(
+                [sys.executable, "-c", BACKEND_CHILD, str(ROOT), str(data)],
+                capture_output=True, text=True, env=env, timeout=7200,
+            )  # fmt: skip
+        line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT")), None)
+        if line is None:
+            print(f"skip {engine} on {name}: {proc.stderr.strip()[-500:]}", file=sys.stderr)
+            continue
+        fields = line.split()[1:]
+        load, s_cpu, s_wall, b_cpu, b_wall = (float(x) for x in fields[:5])
+        counts = [int(x) for x in fields[6:]]
+        remote = engine.startswith("subprocess")
+        single, batch = (s_wall, b_wall) if remote else (s_cpu, b_cpu)
+        n = len(clauses)
+        rows.append({
+            "dataset": name, "backend": engine, "clauses": n, "load_s": load,
+            "single_ms_per_clause": 1000 * single / n, "batch_ms_per_clause": 1000 * batch / n,
+            "plain_ms_per_clause": 1000 * plain[0] / n if plain else None,
+            "single_vs_plain": single / plain[0] if plain and plain[0] else None,
+            "batch_vs_plain": batch / plain[0] if plain and plain[0] else None,
+            "agree_with_plain": (
+                sum(a == b for a, b in zip(counts, plain[1], strict=True)) if plain else None
+            ),
+            "measured": "wall" if remote else "cpu",
+        })  # fmt: skip
+        print(f"... {name} {engine}: {rows[-1]}", flush=True)
+    return rows
+
+
+def print_backends(rows: list[dict[str, object]]) -> None:
+    head = (
+        f"{'dataset':12} {'backend':19} {'load s':>7} {'plain ms':>9} {'single ms':>9} "
+        f"{'x plain':>7} {'batch ms':>9} {'x plain':>7} {'agree':>9}"
+    )
+    print(head)
+    print("-" * len(head))
+
+    def num(r: dict[str, object], key: str, fmt: str) -> str:
+        value = r[key]
+        return format(value, fmt) if isinstance(value, float) else "-"
+
+    for r in rows:
+        print(
+            f"{r['dataset']!s:12} {r['backend']!s:19} {num(r, 'load_s', '7.2f')} "
+            f"{num(r, 'plain_ms_per_clause', '9.2f')} {num(r, 'single_ms_per_clause', '9.2f')} "
+            f"{num(r, 'single_vs_plain', '7.2f')} {num(r, 'batch_ms_per_clause', '9.2f')} "
+            f"{num(r, 'batch_vs_plain', '7.2f')} {r['agree_with_plain']!s:>9}"
+        )
+
+
 def to_prolog_ind(name: str, arity: int) -> str:
     from ilpkit.core.terms import quote_atom
 
@@ -278,7 +385,27 @@ def main() -> None:
         help="let SWI-Prolog table the predicates listed in TABLE (mutagenesis' rings)",
     )
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "coverage.json"))
+    parser.add_argument(
+        "--backends",
+        default="",
+        help="also time these backends per clause against the plain swipl loop, each in its "
+        "own process: native,swi-janus,swi-pyswip,subprocess-swipl,subprocess-gprolog",
+    )
     args = parser.parse_args()
+    if args.backends:
+        rows: list[dict[str, object]] = []
+        for name in args.datasets.split(","):
+            task = load_for_backend(name.strip())
+            native = NativeBackend()
+            native.load(task)
+            clauses = make_clauses(task, native, args.clauses, args.seed)
+            plain = time_prolog(task, clauses, args.limit)
+            rows += time_backends(name.strip(), clauses, args.backends.split(","), plain)
+        out = Path(args.out).with_name("coverage_backends.json")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(rows, indent=2))
+        print_backends(rows)
+        return
     results = []
     for name in args.datasets.split(","):
         try:
