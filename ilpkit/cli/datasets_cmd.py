@@ -49,6 +49,10 @@ def synth(
     folds: Annotated[
         int, typer.Option(help="Write fs/f0..f{K-1} with whole sentences per fold (0: none).")
     ] = 0,
+    overlap: Annotated[
+        float,
+        typer.Option(help="Chance that a planted pair also gets another rule's features."),
+    ] = 0.0,
     stem: Annotated[str, typer.Option(help="File stem (stem.b, stem.f, stem.n).")] = "synth",
     force: Annotated[
         bool, typer.Option("--force", help="Write into an existing, non-empty OUT_DIR.")
@@ -73,6 +77,7 @@ def synth(
         phrases=phrases,
         vocabulary=vocabulary,
         folds=folds,
+        overlap=overlap,
         stem=stem,
     )
     params.check()

@@ -45,8 +45,9 @@ RULES: Final = (
 )
 """The planted rules (what a learner should recover): 'protein ... location' with both in
 their dictionaries, 'A localizes B' across a phrase with that lemma (a verb phrase when
-planted), and 'an alphanumeric protein name
-(``YFH1``) right before the location'."""
+planted), and 'an alphanumeric protein name (``YFH1``) right before the location'.  Each
+planted pair gets one rule's features (and, with probability ``overlap``, those of the other
+rules its geometry allows), so by default the rules cover nearly disjoint positives."""
 
 RULE_SHARES: Final = (0.25, 0.4, 0.35)
 """How planted pairs are divided among the rules."""
