@@ -29,9 +29,9 @@ import re
 import shutil
 import subprocess
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -178,24 +178,11 @@ class SubprocessBackend(Backend):
 
     def _load_problems(self, problems: list[Term]) -> None:
         assert self._exported is not None
-        errors = []
-        self.warnings = []
-        for p in problems:
-            assert type(p) is Struct and len(p.args) == 3
-            number, kind, text = p.args
-            where = self._exported.origin(int(number.value)) if type(number) is Const else "?"
-            message = f"{where}: {_text(text)}"
-            if _text(kind) == "error":
-                errors.append(message)
-            else:
-                what = "kept the engine's built-in" if _text(kind) == "clash" else "ignored"
-                self.warnings.append(f"{message} ({self.profile.name} {what})")
-        for w in self.warnings:
-            log.warning("%s", w)
-        if errors:
+        try:
+            self.warnings = load_warnings(self._exported, problems, self.profile.name)
+        except PrologEngineError:
             self.close()
-            shown = "\n".join(errors[:20]) + ("\n..." if len(errors) > 20 else "")
-            raise PrologEngineError(f"{self.profile.name} could not load the program:\n{shown}")
+            raise
 
     def close(self) -> None:
         if self._engine is not None:
@@ -505,3 +492,29 @@ def _rename(goal: Term, answer: Term) -> Term:
             fresh += 1
             names[v] = Var(f"_G{fresh}")
     return substitute(answer, names)
+
+
+def load_warnings(
+    exported: Any, problems: list[Term], engine: str, clean: Callable[[str], str] = str
+) -> list[str]:
+    """The warnings among the server's load ``problems`` (located in the data files, logged);
+    raises :class:`PrologEngineError` listing the errors, if any.  Shared by the subprocess
+    and in-process backends, whose servers report problems the same way."""
+    errors = []
+    warnings = []
+    for p in problems:
+        assert type(p) is Struct and len(p.args) == 3
+        number, kind, text = p.args
+        where = exported.origin(int(number.value)) if type(number) is Const else "?"
+        message = f"{where}: {clean(_text(text))}"
+        if _text(kind) == "error":
+            errors.append(message)
+        else:
+            what = "kept the engine's built-in" if _text(kind) == "clash" else "ignored"
+            warnings.append(f"{message} ({engine} {what})")
+    for w in warnings:
+        log.warning("%s", w)
+    if errors:
+        shown = "\n".join(errors[:20]) + ("\n..." if len(errors) > 20 else "")
+        raise PrologEngineError(f"{engine} could not load the program:\n{shown}")
+    return warnings

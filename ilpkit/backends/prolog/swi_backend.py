@@ -50,6 +50,7 @@ from ilpkit.backends.prolog.subprocess_backend import (
     _intervals,
     _rename,
     _text,
+    load_warnings,
 )
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.errors import BackendUnavailable, IlpkitError, ResourceLimitExceeded
@@ -623,24 +624,11 @@ class SwiBackend(Backend):
 
     def _load_problems(self, problems: list[Term]) -> None:
         assert self._exported is not None
-        errors = []
-        self.warnings = []
-        for p in problems:
-            assert type(p) is Struct and len(p.args) == 3
-            number, kind, text = p.args
-            where = self._exported.origin(int(number.value)) if type(number) is Const else "?"
-            message = f"{where}: {self._clean(_text(text))}"
-            if _text(kind) == "error":
-                errors.append(message)
-            else:
-                what = "kept the engine's built-in" if _text(kind) == "clash" else "ignored"
-                self.warnings.append(f"{message} (SWI-Prolog {what})")
-        for w in self.warnings:
-            log.warning("%s", w)
-        if errors:
+        try:
+            self.warnings = load_warnings(self._exported, problems, "SWI-Prolog", self._clean)
+        except PrologEngineError:
             self.close()
-            shown = "\n".join(errors[:20]) + ("\n..." if len(errors) > 20 else "")
-            raise PrologEngineError(f"SWI-Prolog could not load the program:\n{shown}")
+            raise
 
     def close(self) -> None:
         """Unload this instance's module (its program, examples and support code)."""
