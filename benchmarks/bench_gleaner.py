@@ -6,8 +6,8 @@
     ``processes`` (2 workers): wall time, AURPC per fold (over Gleaner's recall-precision
     points and of its ranking), the speed-up, and the ``aleph-ensemble`` control's AURPC
     against clauses evaluated.  The cv runner parallelises units (folds), so with 5 folds on
-    2 workers the speed-up is at most 5/3; ``seeds-on-workers`` also times one fold with the
-    seeds themselves shipped to the workers.
+    2 workers its speed-up is at most 5/3; ``cv.parallel = members`` runs the folds one after
+    another and ships each fold's seeds to the workers instead.
 (b) ``synth``: the synthetic information-extraction task (``ilpkit datasets synth``; by
     default 280,000 examples at skew 150, about 5M background facts): generation speed, load
     time, peak memory, and one Gleaner unit (fold 0 of 5 sentence folds, 1 tune fold) with
@@ -47,12 +47,10 @@ import ilpkit  # noqa: E402
 from ilpkit.core.config import RunConfig  # noqa: E402
 from ilpkit.core.experiment import (  # noqa: E402
     fold_task,
-    load_configured_task,
     plan,
     run_unit,
     splits,
 )
-from ilpkit.datasets import bundled_path  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 
@@ -86,6 +84,7 @@ def cv_run(
     scorer: str,
     settings: dict[str, Any],
     curve: list[int] | None = None,
+    parallel: str = "auto",
 ) -> dict[str, Any]:
     out = Path(tempfile.mkdtemp(prefix="bench-gleaner-"))
     ex_opts = {"workers": 2} if executor == "processes" else {}
@@ -98,6 +97,7 @@ def cv_run(
         search=search,
         scorer=scorer,
         executor=executor,
+        parallel=parallel,
         tune_folds=1,
         settings=settings,
         options={"learner": options, "executor": ex_opts},
@@ -109,7 +109,7 @@ def cv_run(
     units = results["units"]
     return {
         "learner": learner,
-        "executor": executor,
+        "executor": executor if executor == "local" else f"{executor}/{parallel}",
         "options": options,
         "settings": settings,
         "wall_s": round(wall, 1),
@@ -131,68 +131,23 @@ def cv_run(
     }
 
 
-def seeds_on_workers(args: argparse.Namespace, settings: dict[str, Any]) -> dict[str, Any]:
-    """One fold's Gleaner with its seeds on 2 worker processes vs in this process."""
-    from ilpkit.core.learner import LearnContext
-    from ilpkit.core.plugins import get_plugin_manager
-    from ilpkit.plugins.learners.gleaner import GleanerLearner, GleanerOptions
-
-    recipe = RunConfig.model_validate(
-        {
-            "data": {"path": str(bundled_path("uwcse"))},
-            "search": "rrr",
-            "scorer": "pr",
-            "settings": settings,
-            "cv": {"tune_folds": 1},
-        }
-    )
-    task = load_configured_task(recipe)
-    split = splits(fold_task(task, recipe, 0), recipe)[0]
-    manager = get_plugin_manager()
-    backend = manager.make("backend", "native", {})
-    backend.load(task)
-    options = GleanerOptions(
-        seeds=args.seeds, clauses_per_seed=args.clauses, clauselength=args.clauselength
-    )
-    out: dict[str, Any] = {"fold": split.name}
-    for name in ("local", "processes"):
-        executor = (
-            manager.make("executor", "processes", {"workers": 2}) if name != "local" else None
-        )
-        ctx = LearnContext(
-            backend=backend,
-            make_search=lambda: manager.make("search", "rrr", {}),
-            scorer=manager.make("scorer", "pr", {}),
-            settings=task.bias.settings,
-            seed=args.seed,
-            train_ids=split.train,
-            tune_ids=split.tune,
-            executor=executor,
-            recipe=recipe if executor is not None else None,
-        )
-        start = time.perf_counter()
-        model = GleanerLearner(options).fit(task, ctx)
-        out[f"{name}_s"] = round(time.perf_counter() - start, 1)
-        out[f"{name}_seeds"] = [s.to_json() for s in model.seeds]
-        if executor is not None:
-            executor.close()
-    out["identical"] = out.pop("local_seeds") == out.pop("processes_seeds")
-    out["speedup"] = round(out["local_s"] / out["processes_s"], 2)
-    return out
-
-
 def part_uwcse(args: argparse.Namespace) -> dict[str, Any]:
     settings = {"i": args.i}
     gl = {"seeds": args.seeds, "clauses_per_seed": args.clauses, "clauselength": args.clauselength}
     per_unit = args.seeds * args.clauses
     curve = sorted({max(args.seeds, per_unit // d) for d in (20, 10, 5, 2, 1)})
     runs = []
-    for executor in ("local", "processes"):
-        print(f"... uwcse gleaner, executor {executor}, load {load_average()}", flush=True)
-        runs.append(cv_run("gleaner", executor, args, gl, "rrr", "pr", settings, curve))
-    speedup = runs[0]["wall_s"] / runs[1]["wall_s"]
-    print(f"... uwcse seeds on workers (fold 0), load {load_average()}", flush=True)
-    seeds = seeds_on_workers(args, settings)
+    for executor, parallel in (("local", "auto"), ("processes", "folds"), ("processes", "members")):
+        print(f"... uwcse gleaner, {executor}/{parallel}, load {load_average()}", flush=True)
+        runs.append(cv_run("gleaner", executor, args, gl, "rrr", "pr", settings, curve, parallel))
+    speedup = {
+        "folds": round(runs[0]["wall_s"] / runs[1]["wall_s"], 2),
+        "members": round(runs[0]["wall_s"] / runs[2]["wall_s"], 2),
+    }
+    identical = all(
+        [f["aurpc"] for f in r["folds"]] == [f["aurpc"] for f in runs[0]["folds"]]
+        for r in runs[1:3]
+    )
     ens_settings = {
         "i": args.i,
         "nodes": args.ensemble_nodes,
@@ -205,7 +160,7 @@ def part_uwcse(args: argparse.Namespace) -> dict[str, Any]:
     runs.append(
         cv_run("aleph-ensemble", "processes", args, ens, "topdown", "laplace", ens_settings)
     )
-    return {"runs": runs, "speedup": round(speedup, 2), "seeds_on_workers": seeds}
+    return {"runs": runs, "speedup": speedup, "identical": identical}
 
 
 def print_uwcse(res: dict[str, Any]) -> None:
@@ -231,11 +186,10 @@ def print_uwcse(res: dict[str, Any]) -> None:
             f"{run['clauses_evaluated']:9,d} wall {run['wall_s']:.1f} s, load "
             f"{run['load_before']} -> {run['load_after']}"
         )
-    print(f"speed-up processes(2) over local (5 folds as units): {res['speedup']:.2f}x")
-    s = res["seeds_on_workers"]
+    sp = res["speedup"]
     print(
-        f"fold {s['fold']}, seeds on 2 workers: local {s['local_s']} s, processes "
-        f"{s['processes_s']} s, speed-up {s['speedup']}x, identical: {s['identical']}"
+        f"speed-up of 2 worker processes over local: folds as units {sp['folds']:.2f}x, "
+        f"seeds as units {sp['members']:.2f}x; identical AURPCs: {res['identical']}"
     )
 
 

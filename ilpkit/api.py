@@ -45,6 +45,7 @@ def cv(
     scorer: str = "laplace",
     backend: str = "native",
     executor: str = "local",
+    parallel: str = "auto",
     folds: int | None = None,
     tune_folds: int = 0,
     repeats: int = 1,
@@ -77,6 +78,7 @@ def cv(
             "tune_folds": tune_folds,
             "repeats": repeats,
             "curve": list(curve or []),
+            "parallel": parallel,
         },
     }
     unknown = set(opts) - {"learner", "search", "scorer", "backend", "executor"}

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -203,3 +205,70 @@ def test_cli_learn_gleaner_with_a_processes_executor_matches_in_process(tmp_path
     b = json.loads((out / "b.json").read_text())
     assert a["seeds"] == b["seeds"] and a["choices"] == b["choices"]
     assert a["info"]["search"] == "rrr" and a["info"]["scorer"] == "pr"  # Gleaner's defaults
+
+
+class RecordingExecutor:
+    """Runs units here and records which unit functions it was given."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def map(self, fn: Any, units: Any) -> Any:
+        for unit in units:
+            self.calls.append(fn.__name__)
+            yield fn(unit)
+
+    def close(self) -> None:
+        pass
+
+
+def gleaner_cv_config(**cv: Any) -> RunConfig:
+    return RunConfig.model_validate(
+        {
+            "data": {"path": "uwcse"},
+            "learner": {
+                "name": "gleaner",
+                "options": {"seeds": 3, "clauses_per_seed": 40, "clauselength": 4},
+            },
+            "search": {"name": "rrr", "options": {"rrr_cutoff": 50}},
+            "scorer": "pr",
+            "settings": {"i": 2},
+            "cv": {"tune_folds": 1, "curve": [30], **cv},
+        }
+    )
+
+
+def without_times(results: dict[str, Any]) -> dict[str, Any]:
+    data = json.loads(json.dumps(results))
+    for unit in data["units"]:
+        unit.pop("seconds")
+    return data
+
+
+def test_cv_ships_gleaner_seeds_not_folds_to_the_executor(tmp_path: Path) -> None:
+    from ilpkit.core.runs import run_experiment
+
+    base = run_experiment(gleaner_cv_config(), tmp_path / "local")
+    auto = RecordingExecutor()
+    members = run_experiment(gleaner_cv_config(), tmp_path / "members", executor=auto)
+    # 5 folds run here one after another; each sends its 3 seeds to the executor
+    assert auto.calls == ["run_seed_unit"] * 15
+    assert without_times(members) == without_times(base)
+    folds = RecordingExecutor()
+    by_fold = run_experiment(
+        gleaner_cv_config(parallel="folds"), tmp_path / "folds", executor=folds
+    )
+    assert folds.calls == ["run_unit"] * 5
+    assert without_times(by_fold) == without_times(base)
+
+
+def test_cv_with_seeds_on_worker_processes_matches_local(tmp_path: Path) -> None:
+    base = ilpkit.cv("trains", out=tmp_path / "a", learner="gleaner", search="rrr", scorer="pr",
+                     options={"learner": {"seeds": 3, "clauses_per_seed": 40}}, folds=5,
+                     tune_folds=1)  # fmt: skip
+    remote = ilpkit.cv("trains", out=tmp_path / "b", learner="gleaner", search="rrr",
+                       scorer="pr", executor="processes", parallel="members",
+                       options={"learner": {"seeds": 3, "clauses_per_seed": 40},
+                                "executor": {"workers": 2}}, folds=5,
+                       tune_folds=1)  # fmt: skip
+    assert without_times(remote) == without_times(base)

@@ -74,6 +74,13 @@ def cv(
     executor: Annotated[
         str, typer.Option(help="Executor plugin: local, processes or dask.")
     ] = "local",
+    parallel: Annotated[
+        str,
+        typer.Option(
+            help="What the executor's workers run: folds, members (Gleaner seeds, ensemble "
+            "theories; folds one after another) or auto (members when the learner has them)."
+        ),
+    ] = "auto",
     folds: Annotated[
         int | None,
         typer.Option(help="Stratified folds drawn with the seed (default: the data's folds)."),
@@ -109,7 +116,7 @@ def cv(
     def from_options() -> RunConfig:
         return _config_from_options(
             path, learner, search, scorer, backend, executor, folds, tune_folds, repeats,
-            curve, sets, seed, fmt, stem,
+            curve, sets, seed, fmt, stem, parallel,
         )  # fmt: skip
 
     if resume is not None:
@@ -188,6 +195,7 @@ def _config_from_options(
     seed: int,
     fmt: DataFormat,
     stem: str | None,
+    parallel: str = "auto",
 ) -> RunConfig:
     from ilpkit.cli.learn_cmd import default_scorer, default_search, learner_default
     from ilpkit.core.plugins import get_plugin_manager
@@ -218,7 +226,13 @@ def _config_from_options(
         "executor": {"name": executor, "options": options["executor"]},
         "seed": seed,
         "settings": options[""],
-        "cv": {"folds": folds, "tune_folds": tune_folds, "repeats": repeats, "curve": budgets},
+        "cv": {
+            "folds": folds,
+            "tune_folds": tune_folds,
+            "repeats": repeats,
+            "curve": budgets,
+            "parallel": parallel,
+        },
     }
     return apply_overrides(raw, [], where="options")
 

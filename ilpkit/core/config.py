@@ -30,7 +30,7 @@ import tomllib
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -128,6 +128,13 @@ class CVConfig(BaseModel):
     curve: list[int] = Field(
         default_factory=list,
         description="Clause budgets at which the learning curve is sampled (e.g. [100, 1000]).",
+    )
+    parallel: Literal["auto", "folds", "members"] = Field(
+        default="auto",
+        description="What the executor's workers run: 'folds' (one unit per worker), "
+        "'members' (units one after another here, each learner's independent members -- "
+        "Gleaner seeds, ensemble theories -- on the workers), 'auto' (members for learners "
+        "that have them, else folds). The numbers are the same either way.",
     )
 
     @model_validator(mode="after")

@@ -230,8 +230,12 @@ def load_configured_task(config: RunConfig) -> Task:
     return task
 
 
-def run_unit(unit: Unit) -> UnitResult:
-    """Train on the unit's training folds, score its test fold, sample the learning curve."""
+def run_unit(unit: Unit, members: Any = None) -> UnitResult:
+    """Train on the unit's training folds, score its test fold, sample the learning curve.
+
+    ``members``: an executor for the learner's own independent units (Gleaner seeds,
+    ensemble theories); workers rebuild the task from ``unit.config``.
+    """
     from ilpkit.core.plugins import get_plugin_manager
 
     config = unit.config
@@ -256,6 +260,8 @@ def run_unit(unit: Unit) -> UnitResult:
         seed=seed,
         train_ids=split.train,
         tune_ids=split.tune if len(split.tune) else None,
+        executor=members,
+        recipe=config if members is not None else None,
     )
     model: Model = learner.fit(task, ctx)
     labels = (task.examples.labels[labelled] == POS).astype(np.int64)
@@ -289,6 +295,14 @@ def run_unit(unit: Unit) -> UnitResult:
         seconds=time.perf_counter() - started,
         model=model.to_json(),
     )
+
+
+def learner_has_members(config: RunConfig) -> bool:
+    """Whether the config's learner ships independent members to an executor."""
+    from ilpkit.core.plugins import get_plugin_manager
+
+    spec = get_plugin_manager().get("learner", config.learner.name)
+    return bool(getattr(spec.factory, "has_members", False))
 
 
 def evaluate(

@@ -26,7 +26,14 @@ import numpy as np
 
 from ilpkit.core.config import RunConfig, dump_config, load_config
 from ilpkit.core.errors import ConfigError, IlpkitError
-from ilpkit.core.experiment import Unit, UnitResult, load_configured_task, plan, run_unit
+from ilpkit.core.experiment import (
+    Unit,
+    UnitResult,
+    learner_has_members,
+    load_configured_task,
+    plan,
+    run_unit,
+)
 
 METRICS = ("aurpc", "aurpc_points", "auroc", "f1", "accuracy", "mce")
 
@@ -160,7 +167,7 @@ def run_experiment(
         )
     finished = len(units) - len(todo)
     try:
-        for result in executor.map(run_unit, todo):
+        for result in _results(config, executor, todo):
             run.save_unit(result)
             finished += 1
             if on_unit is not None:
@@ -177,6 +184,23 @@ def run_experiment(
     _atomic_write(run.path / "results.json", json.dumps(results, indent=2))
     write_report(run, results)
     return results
+
+
+def parallel_mode(config: RunConfig) -> str:
+    """``folds`` or ``members``: what the config's executor runs (``cv.parallel`` resolved)."""
+    mode = config.cv.parallel
+    if mode == "auto":
+        mode = "members" if learner_has_members(config) else "folds"
+    return mode
+
+
+def _results(config: RunConfig, executor: Any, todo: list[Unit]) -> Any:
+    """Unit results in order: units on the executor, or units here with their members on it."""
+    from ilpkit.plugins.executors.local import LocalExecutor
+
+    if parallel_mode(config) == "folds" or isinstance(executor, LocalExecutor):
+        return executor.map(run_unit, todo)
+    return (run_unit(unit, members=executor) for unit in todo)
 
 
 def collect(run: RunDirectory, units: Sequence[Unit]) -> dict[str, Any]:
@@ -219,6 +243,7 @@ def _comparable(config: RunConfig) -> dict[str, Any]:
     data = config.model_dump(mode="json")
     data.pop("output", None)
     data.pop("executor", None)  # resuming on another executor gives the same numbers
+    data.get("cv", {}).pop("parallel", None)  # and so does another parallel mode
     return data
 
 

@@ -160,6 +160,8 @@ class AlephEnsembleModel:
 
 class AlephEnsembleLearner:
     name = "aleph-ensemble"
+    has_members = True
+    """Member theories are independent units that ``ctx.executor`` may run (cv.parallel)."""
 
     def __init__(self, options: AlephEnsembleOptions | None = None) -> None:
         self.options = options if options is not None else AlephEnsembleOptions()

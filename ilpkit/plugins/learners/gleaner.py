@@ -514,6 +514,8 @@ def _all(backend: ClauseBackend, ids: npt.NDArray[np.int64] | None) -> npt.NDArr
 
 class GleanerLearner:
     name = "gleaner"
+    has_members = True
+    """Seeds/theories are independent units that ``ctx.executor`` may run (cv.parallel)."""
     default_search = "rrr"
     default_scorer = "pr"
 
