@@ -65,7 +65,6 @@ class FactTable:
         self.data = data.reshape(len(rows), arity)
         self._sorted: dict[int, tuple[Ids, Ids]] = {}
         self._starts: dict[int, Ids] = {}
-        self._dict_index: dict[tuple[int, ...], dict[tuple[int, ...], list[int]]] = {}
         self._selections: OrderedDict[tuple[tuple[int, int], ...], FactTable] = OrderedDict()
         self._distinct: dict[int, int] = {}
 
@@ -77,7 +76,6 @@ class FactTable:
         table.data = data
         table._sorted = {}
         table._starts = {}
-        table._dict_index = {}
         table._selections = OrderedDict()
         table._distinct = {}
         return table
@@ -137,19 +135,31 @@ class FactTable:
         return table
 
     def rows_matching(self, bound: tuple[tuple[int, int], ...]) -> list[int]:
-        """Row numbers (Prolog order) whose columns hold the given ids (dict index; fast for
-        the many small lookups of saturation)."""
+        """Row numbers (Prolog order) whose columns hold the given ids.
+
+        One sorted index per column (built once by a numpy argsort) answers the many small
+        lookups of saturation; with several bound columns the narrowest key range is
+        filtered by the others.
+        """
         if not bound:
             return list(range(len(self)))
-        cols = tuple(c for c, _ in bound)
-        index = self._dict_index.get(cols)
-        if index is None:
-            index = {}
-            keys = self.data[:, list(cols)].tolist()
-            for r, key in enumerate(keys):
-                index.setdefault(tuple(key), []).append(r)
-            self._dict_index[cols] = index
-        return index.get(tuple(v for _, v in bound), [])
+        best: tuple[int, int] | None = None
+        for c, v in bound:
+            starts = self.key_starts(c)
+            if v < 0 or v + 1 >= len(starts):
+                return []
+            lo, hi = int(starts[v]), int(starts[v + 1])
+            if hi == lo:
+                return []
+            if best is None or hi - lo < best[1] - best[0]:
+                best, column = (lo, hi), c
+        assert best is not None
+        order, _ = self.sorted_column(column)
+        rows = order[best[0] : best[1]]  # ascending: the argsort is stable
+        for c, v in bound:
+            if c != column:
+                rows = rows[self.data[rows, c] == v]
+        return rows.tolist()  # type: ignore[no-any-return]
 
     def nbytes(self) -> int:
         return int(self.data.nbytes)
