@@ -380,7 +380,10 @@ def test_seeded_learning_gives_the_same_model_on_every_backend(
 
 
 BOOSTING: dict[str, list[str]] = {
-    "prankboost-mix3": ["--learner", "prankboost", "--set", "learner.weak=mix3"],
+    **{
+        f"prankboost-{weak}": ["--learner", "prankboost", "--set", f"learner.weak={weak}"]
+        for weak in ("clause", "path", "mix1", "mix2", "mix3")
+    },
     "rankboost": ["--learner", "rankboost"],
 }
 
@@ -390,7 +393,7 @@ def test_boosting_gives_the_same_ensemble_on_every_backend(
     pool: Pool, learner: str, tmp_path: Path
 ) -> None:
     """Weighted objectives, alphas and weight updates see only coverage: every engine must
-    boost to the same clauses, h values and alphas (Mix3 runs Clause and Path rounds)."""
+    boost to the same clauses, h values and alphas, for all six variants."""
     options = ["--set", "i=2", "--set", "clauselength=4", "--set", "nodes=60",
                "--set", "learner.rounds=6"]  # fmt: skip
     engines = list(pool.workers)
