@@ -134,17 +134,21 @@ def test_cli_writes_and_refuses_a_non_empty_folder(tmp_path: Path) -> None:
     assert check.exit_code == 0 and "positives: 95" in check.output
 
 
-def test_gleaner_recovers_the_planted_rules(tmp_path: Path) -> None:
-    """Gleaner (12 seeds x 1,000 clauses, rrr, pr) trained on two sentence folds ranks the
-    third with AURPC > 0.8, and for each planted rule
-    a kept clause covers nearly the same test examples (Jaccard >= 0.8).
+@pytest.mark.parametrize("data_seed", [0, 1, 2])
+def test_gleaner_ranks_well_and_recovers_planted_rules(tmp_path: Path, data_seed: int) -> None:
+    """Gleaner (12 seeds x 1,000 clauses, rrr, pr, 5 bins) trained on two sentence folds
+    ranks the third with AURPC > 0.45 (the positive rate is 1/21, 0.048), and at least two
+    of the three planted rules are recovered: a kept clause covers nearly the same test
+    examples (Jaccard >= 0.8).
 
-    The data seed is pinned: over data seeds the AURPC ranges about 0.55-0.9, because
-    Gleaner's ranking counts the clauses of one recall bin, while the planted rules are
-    disjoint with recalls near 1/3 each -- when one rule's clauses land in a neighbouring bin,
-    its positives rank low.  Five bins (width 0.2) keep the three rules together."""
-    write(SynthParams(examples=3_000, skew=20, noise=0.0, facts_scale=0.0, seed=3, folds=3),
-          tmp_path)  # fmt: skip
+    Not more, over data seeds (measured on seeds 0-5: ranking AURPC 0.53-0.89, points
+    0.49-0.88): Gleaner keeps one clause per seed and recall bin, the best by train
+    precision x recall, and a clause that covers one rule's positives and part of another's
+    can beat the exact rule in its bin (the 'localize' rule, 40% of the positives, was kept
+    only inside such clauses on three of six seeds); and its ranking counts the clauses of one
+    bin, while the planted rules are disjoint with recalls near 1/3 each."""
+    write(SynthParams(examples=3_000, skew=20, noise=0.0, facts_scale=0.0, seed=data_seed,
+                      folds=3), tmp_path)  # fmt: skip
     task = ilpkit.load_task(str(tmp_path))
     folds = task.examples.folds
     train, test = np.flatnonzero(folds != 2), np.flatnonzero(folds == 2)
@@ -156,13 +160,16 @@ def test_gleaner_recovers_the_planted_rules(tmp_path: Path) -> None:
     ).fit(task, train)
     labels = (task.examples.labels[test] == 1).astype(np.int64)
     scores = est.model_.score(est.backend_, test)
-    assert aurpc(pr_points_from_scores(scores, labels)) > 0.8
+    assert aurpc(pr_points_from_scores(scores, labels)) > 0.45
     n = len(task.examples)
     model = est.model_
     assert isinstance(model, GleanerModel)
     kept = {c for cl in model.bin_clauses().values() for c in cl}
     covered = {c: set(est.backend_.coverage(c, Coverage(test, n)).ids.tolist()) for c in kept}
+    recovered = []
     for rule in RULES:
         planted = set(est.backend_.coverage(parse_clause(rule), Coverage(test, n)).ids.tolist())
         overlap = max(len(v & planted) / len(planted | v) for v in covered.values())
-        assert overlap >= 0.8, f"not recovered: {rule} (best Jaccard {overlap:.2f})"
+        if overlap >= 0.8:
+            recovered.append(rule)
+    assert len(recovered) >= 2, f"recovered only {recovered}"
