@@ -62,7 +62,18 @@ class Program:
         if key in self.clauses or not is_ground(atom):
             self.add_clause(Clause(atom), location)
             return
-        args = atom.args if type(atom) is Struct else ()
+        self._add_row(key, atom.args if type(atom) is Struct else ())
+
+    def add_ground_fact(self, atom: Struct) -> bool:
+        """Add a ground fact known to have no variables (the readers' fast path); ``False``
+        when its predicate has rules, so the caller must add it as a clause, with location."""
+        key = (atom.name, len(atom.args))
+        if key in self.clauses:
+            return False
+        self._add_row(key, atom.args)
+        return True
+
+    def _add_row(self, key: Indicator, args: tuple[Term, ...]) -> None:
         rows = self.facts.get(key)
         if rows is None:
             self.facts[key] = [args]

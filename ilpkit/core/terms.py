@@ -246,6 +246,12 @@ def list_items(term: Term) -> tuple[list[Term], Term]:
 
 def is_ground(term: Term) -> bool:
     """True when ``term`` contains no variables."""
+    if type(term) is Struct:  # the common case of data: a fact with constant arguments
+        for a in term.args:
+            if type(a) is not Const:
+                break
+        else:
+            return True
     stack: list[Term] = [term]
     while stack:
         t = stack.pop()

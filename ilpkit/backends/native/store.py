@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from collections.abc import Sequence
+from itertools import chain
 
 import numpy as np
 import numpy.typing as npt
@@ -41,6 +42,25 @@ class Interner:
             self._num_cache = None
         return i
 
+    def id_array(self, rows: Sequence[tuple[Term, ...]], arity: int) -> Ids:
+        """The ids of ``rows`` as an ``(len(rows), arity)`` array, interning new terms in
+        order of first occurrence (as :meth:`id` one by one would).
+
+        Readers share one object per constant, so the terms are grouped by object identity
+        first: the dictionary (and the terms' ``__hash__``) sees each object once instead of
+        once per cell -- the bulk of loading millions of facts.
+        """
+        flat = list(chain.from_iterable(rows))
+        if not flat:
+            return np.zeros((len(rows), arity), dtype=np.int64)
+        address = np.fromiter(map(id, flat), dtype=np.uint64, count=len(flat))
+        _, first, inverse = np.unique(address, return_index=True, return_inverse=True)
+        ident = self.id
+        ids = np.zeros(len(first), dtype=np.int64)
+        for k in np.argsort(first, kind="stable").tolist():
+            ids[k] = ident(flat[int(first[k])])
+        return ids[inverse.reshape(-1)].reshape(len(rows), arity)
+
     def lookup(self, term: Term) -> int | None:
         return self.ids.get(term)
 
@@ -60,9 +80,7 @@ class FactTable:
     def __init__(self, name: str, arity: int, rows: Sequence[tuple[Term, ...]], interner: Interner):
         self.name = name
         self.arity = arity
-        ident = interner.id
-        data = np.array([[ident(a) for a in row] for row in rows], dtype=np.int64)
-        self.data = data.reshape(len(rows), arity)
+        self.data = interner.id_array(rows, arity)
         self._sorted: dict[int, tuple[Ids, Ids]] = {}
         self._starts: dict[int, Ids] = {}
         self._selections: OrderedDict[tuple[tuple[int, int], ...], FactTable] = OrderedDict()

@@ -25,7 +25,7 @@ from ilpkit.core.task import (
     SourcedTerm,
     Task,
 )
-from ilpkit.core.terms import Clause, Const, Struct, Term, list_items, to_prolog
+from ilpkit.core.terms import Clause, Const, Struct, Term, is_ground, list_items, to_prolog
 
 Role = Literal["background", "pos", "neg", "unlabeled", "labelled", "bias"]
 """What the clauses of a file are: background, examples of one label, ``pos(X)``/``neg(X)``
@@ -53,6 +53,9 @@ _NEUTRAL: Final = frozenset(
 _LIBRARY_LOADERS: Final = frozenset(
     {"use_module", "ensure_loaded", "consult", "include", "load_files", "reconsult"}
 )
+_NOT_FACTS: Final = frozenset({":-", "?-"})
+"""Functors of terms that are directives or rules, never facts."""
+
 _SECTION_MARKERS: Final = {
     "begin_bg": "background",
     "end_bg": None,
@@ -99,9 +102,20 @@ class SourceLoader:
         section: Role | None = None
         in_section = False
         skipping: list[bool] = []  # stack of :- if/else states: True = skip this block
+        add_ground_fact = self.program.add_ground_fact
         try:
             for rt in reader.read_file(path):
                 term = rt.term
+                if (
+                    type(term) is Struct
+                    and term.name not in _NOT_FACTS
+                    and (section or role) == "background"
+                    and not skipping
+                    and not (in_section and self.skip_sections)
+                    and is_ground(term)
+                    and add_ground_fact(term)
+                ):
+                    continue  # the bulk of large data: no location, no clause to build
                 loc = rt.location
                 if type(term) is Struct and term.name == ":-" and len(term.args) == 1:
                     goal = term.args[0]
