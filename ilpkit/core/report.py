@@ -218,8 +218,13 @@ def plot_run_curves(runs: Sequence[RunDirectory], path: Path, metric: str = "aur
         import matplotlib.pyplot as plt
     except ImportError:
         return False
-    fig, ax = plt.subplots(figsize=(6, 4.2))
-    for run in runs:
+    from matplotlib.ticker import FixedLocator, NullFormatter, StrMethodFormatter
+
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    bands = len(runs) <= 3  # more std bands than that hide each other
+    markers = "osD^vP*Xh<>"
+    budgets: set[float] = set()
+    for k, run in enumerate(runs):
         by_budget: dict[float, list[float]] = {}
         for unit in run.units():
             for point in unit.curve:
@@ -229,15 +234,23 @@ def plot_run_curves(runs: Sequence[RunDirectory], path: Path, metric: str = "aur
         if not by_budget:
             continue
         xs = sorted(by_budget)
+        budgets.update(xs)
         means = np.array([np.mean(by_budget[x]) for x in xs])
         stds = np.array([np.std(by_budget[x]) for x in xs])
-        label = f"{run.config().learner.name} ({run.path.name})"
-        ax.plot(xs, means, marker="o", label=label)
-        ax.fill_between(xs, means - stds, means + stds, alpha=0.15)
+        learner = run.config().learner.name
+        name = run.path.name
+        label = name if learner in name else f"{learner} ({name})"
+        ax.plot(xs, means, marker=markers[k % len(markers)], label=label)
+        if bands:
+            ax.fill_between(xs, means - stds, means + stds, alpha=0.15)
     ax.set_xscale("log")
+    ax.xaxis.set_major_locator(FixedLocator(sorted(budgets)))
+    ax.xaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.tick_params(axis="x", labelrotation=45)
     ax.set(
         xlabel="clauses evaluated",
-        ylabel=f"test {metric} (mean ± std over units)",
+        ylabel=f"test {metric} (mean{' ± std' if bands else ''} over units)",
         title="Learning curves",
     )
     ax.legend(fontsize="small")
