@@ -98,3 +98,21 @@ def test_at_budget_reads_the_members_in_order() -> None:
     assert [len(m.rules()) for m in model.at_budget(10**9).members] == [
         len(m.rules()) for m in model.members
     ]
+
+
+def test_clauses_per_theory_bounds_each_member() -> None:
+    task = ilpkit.load_task("trains")
+    manager = get_plugin_manager()
+    backend = manager.make("backend", "native", {})
+    backend.load(task)
+    ctx = LearnContext(
+        backend=backend,
+        make_search=lambda: manager.make("search", "topdown", {}),
+        scorer=manager.make("scorer", "laplace", {}),
+        settings=task.bias.settings,
+        seed=5,
+    )
+    options = AlephEnsembleOptions(theories=3, clauses_per_theory=1)
+    model = AlephEnsembleLearner(options).fit(task, ctx)
+    # a budget of one clause lets each member start exactly one search
+    assert [m.info["searches"] for m in model.members] == [1, 1, 1]

@@ -74,6 +74,21 @@ def test_covering_loop_removes_covered_positives_and_respects_max_rules() -> Non
     assert np.array_equal(scores, cover_counts)
 
 
+def test_max_clauses_starts_no_search_past_the_budget() -> None:
+    task = load_task(bundled_path("uwcse"))
+    for key, value in (("nodes", 150), ("i", 2), ("clauselength", 4), ("minpos", 2)):
+        task.bias.settings.set_value(key, value)
+    model, _ = fit(task, max_clauses=200, seed_order="random")
+    # searches run until 200 clauses were evaluated; the last one started below 200 and
+    # evaluates at most nodes = 150, so at least two ran
+    assert 200 <= model.clauses_evaluated < 200 + 150
+    assert model.info["searches"] >= 2
+    whole, _ = fit(task, max_clauses=None, seed_order="random", max_rules=len(model.rules()))
+    assert [str(r.clause) for r in whole.rules()][: len(model.rules())] == [
+        str(r.clause) for r in model.rules()
+    ]  # the budget cuts the same covering loop short
+
+
 def test_same_seed_same_model_and_json_round_trip(tmp_path: Path) -> None:
     task = load_task(bundled_path("trains"))
     a, _ = fit(task, search="rrr", seed=5)

@@ -37,6 +37,12 @@ class AlephEnsembleOptions(BaseModel):
     max_rules: int | None = Field(
         default=None, ge=1, description="Cut each theory at its first C rules (None: no cut)."
     )
+    clauses_per_theory: int | None = Field(
+        default=None,
+        ge=1,
+        description="Each theory starts no new search after this many clauses (None: its "
+        "covering loop runs until every positive is covered or tried).",
+    )
 
 
 @dataclass(frozen=True)
@@ -60,7 +66,13 @@ def learn_member(
     task: Task, ctx: LearnContext, options: AlephEnsembleOptions, index: int
 ) -> TheoryModel:
     """Member ``index``: a covering theory from its own random seed order."""
-    learner = TheoryLearner(TheoryOptions(max_rules=options.max_rules, seed_order="random"))
+    learner = TheoryLearner(
+        TheoryOptions(
+            max_rules=options.max_rules,
+            seed_order="random",
+            max_clauses=options.clauses_per_theory,
+        )
+    )
     member_ctx = replace(ctx, seed=member_seed(ctx.seed, index), on_rule=None)
     return learner.fit(task, member_ctx)
 

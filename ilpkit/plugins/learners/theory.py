@@ -47,6 +47,12 @@ class TheoryOptions(BaseModel):
     seed_order: Literal["first", "random"] = Field(
         default="first", description="Which uncovered positive seeds the next search."
     )
+    max_clauses: int | None = Field(
+        default=None,
+        ge=1,
+        description="Start no new search once this many clauses were evaluated (a budget "
+        "for large data, where most seeds may yield no acceptable rule; None: no budget).",
+    )
 
 
 class TheoryModel:
@@ -154,8 +160,11 @@ class TheoryLearner:
         evaluated = 0
         uncovered = 0
         searches = 0
-        while remaining and (
-            self.options.max_rules is None or len(clauses) < self.options.max_rules
+        max_clauses = self.options.max_clauses
+        while (
+            remaining
+            and (self.options.max_rules is None or len(clauses) < self.options.max_rules)
+            and (max_clauses is None or evaluated < max_clauses)
         ):
             pool = sorted(remaining)
             seed = pool[0] if self.options.seed_order == "first" else order_rng.choice(pool)
