@@ -156,10 +156,11 @@ def part_uwcse(args: argparse.Namespace) -> dict[str, Any]:
         "minacc": 0.1,
     }
     ens = {"theories": args.ensemble_theories}
-    print(f"... uwcse aleph-ensemble, load {load_average()}", flush=True)
-    runs.append(
-        cv_run("aleph-ensemble", "processes", args, ens, "topdown", "laplace", ens_settings)
-    )
+    if not args.skip_ensemble:
+        print(f"... uwcse aleph-ensemble, load {load_average()}", flush=True)
+        runs.append(
+            cv_run("aleph-ensemble", "processes", args, ens, "topdown", "laplace", ens_settings)
+        )
     return {"runs": runs, "speedup": speedup, "identical": identical}
 
 
@@ -383,6 +384,7 @@ def main() -> None:
         "--clauselength", type=int, default=5, help="uwcse: Gleaner's (its default 10 is slow)"
     )
     parser.add_argument("--ensemble-theories", type=int, default=10)
+    parser.add_argument("--skip-ensemble", action="store_true", help="uwcse: Gleaner only")
     parser.add_argument("--ensemble-nodes", type=int, default=500)
     parser.add_argument("--synth-examples", type=int, default=280_000)
     parser.add_argument("--synth-skew", type=float, default=150.0)

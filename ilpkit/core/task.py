@@ -260,6 +260,12 @@ class Task:
             return indicator(self.examples.atoms[0])
         return None
 
+    @property
+    def target_name(self) -> str | None:
+        """The target as ``name/arity`` (what models record), or None."""
+        t = self.target
+        return f"{t[0]}/{t[1]}" if t else None
+
     def validate(self) -> None:
         """Checks every loader runs: a clear error instead of a wrong experiment later."""
         ex = self.examples

@@ -179,7 +179,7 @@ class _Booster:
         return BoostModel(
             self.name,
             hypotheses,
-            target=f"{task.target[0]}/{task.target[1]}" if task.target else None,
+            target=task.target_name,
             clauses_evaluated=evaluated,
             options=opts.model_dump(),
             info={

@@ -543,16 +543,11 @@ class GleanerLearner:
             self.options,
             seeds,
             [int(i) for i in tune],
-            target=_target(task),
+            target=task.target_name,
             info={"seed": ctx.seed, "tune_is_train": tune is train},
         )
         model.fit_stage2(ctx.backend, task.examples.labels)
         return model
-
-
-def _target(task: Task) -> str | None:
-    t = task.target
-    return f"{t[0]}/{t[1]}" if t else None
 
 
 SPEC = PluginSpec(

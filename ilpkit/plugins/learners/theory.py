@@ -199,7 +199,7 @@ class TheoryLearner:
         rules = rule_stats(task, ctx.backend, clauses, train)
         return TheoryModel(
             rules,
-            target=_target(task),
+            target=task.target_name,
             clauses_evaluated=evaluated,
             uncovered_seeds=uncovered,
             info={"searches": searches, "seed": ctx.seed},
@@ -211,11 +211,6 @@ def _allow_empty(best: Evaluated) -> bool:
     """A clause with an empty body covers every example of its head; accept it only when it
     is genuinely acceptable (it was, to be returned at all) and covers no negatives."""
     return best.counts.fp == 0
-
-
-def _target(task: Task) -> str | None:
-    t = task.target
-    return f"{t[0]}/{t[1]}" if t else None
 
 
 SPEC = PluginSpec(
