@@ -53,7 +53,9 @@ def test_votes_and_k_of_n_points_by_hand() -> None:
     assert model.score(backend, np.array([5, 0])).tolist() == [1, 3]
 
 
-def fit(ctx_extra: dict[str, object] | None = None) -> tuple[object, AlephEnsembleModel]:
+def fit(
+    ctx_extra: dict[str, object] | None = None, options: AlephEnsembleOptions | None = None
+) -> tuple[object, AlephEnsembleModel]:
     task = ilpkit.load_task("trains")
     manager = get_plugin_manager()
     backend = manager.make("backend", "native", {})
@@ -66,7 +68,7 @@ def fit(ctx_extra: dict[str, object] | None = None) -> tuple[object, AlephEnsemb
         seed=5,
         **(ctx_extra or {}),  # type: ignore[arg-type]
     )
-    options = AlephEnsembleOptions(theories=3, max_rules=2)
+    options = options or AlephEnsembleOptions(theories=3, max_rules=2)
     return backend, AlephEnsembleLearner(options).fit(task, ctx)
 
 
@@ -101,18 +103,6 @@ def test_at_budget_reads_the_members_in_order() -> None:
 
 
 def test_clauses_per_theory_bounds_each_member() -> None:
-    task = ilpkit.load_task("trains")
-    manager = get_plugin_manager()
-    backend = manager.make("backend", "native", {})
-    backend.load(task)
-    ctx = LearnContext(
-        backend=backend,
-        make_search=lambda: manager.make("search", "topdown", {}),
-        scorer=manager.make("scorer", "laplace", {}),
-        settings=task.bias.settings,
-        seed=5,
-    )
-    options = AlephEnsembleOptions(theories=3, clauses_per_theory=1)
-    model = AlephEnsembleLearner(options).fit(task, ctx)
+    _, model = fit(options=AlephEnsembleOptions(theories=3, clauses_per_theory=1))
     # a budget of one clause lets each member start exactly one search
     assert [m.info["searches"] for m in model.members] == [1, 1, 1]
