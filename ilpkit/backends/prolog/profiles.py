@@ -71,7 +71,7 @@ class EngineProfile:
         return [executable, *(a.format(server=server, goal=goal) for a in self.server_args)]
 
 
-_SWIPL_PRELUDE: Final = r"""
+_SWIPL_HOOKS: Final = r"""
 :- use_module(library(time), []).
 
 ilpkit_engine(swipl, Version) :-
@@ -79,12 +79,7 @@ ilpkit_engine(swipl, Version) :-
     Major is N // 10000, Minor is N // 100 mod 100, Patch is N mod 100,
     format(atom(Version), '~w.~w.~w', [Major, Minor, Patch]).
 
-ilpkit_setup :-
-    set_prolog_flag(unknown, error),
-    set_prolog_flag(double_quotes, string),
-    set_stream(user_input, encoding(utf8)),
-    set_stream(user_output, encoding(utf8)),
-    set_stream(user_error, encoding(utf8)).
+%SETUP%
 
 ilpkit_open_source(File, Stream) :-
     open(File, read, Stream, [encoding(utf8)]).
@@ -100,7 +95,7 @@ ilpkit_message(E, Text) :-
 ilpkit_call_time_limited(Goal, none) :- !,
     once(Goal).
 ilpkit_call_time_limited(Goal, Secs) :-
-    catch(time:call_with_time_limit(Secs, user:Goal),
+    %MODULE%catch(time:call_with_time_limit(Secs, %GOAL%),
           time_limit_exceeded,
           throw(ilpkit_limit(time(Secs)))).
 
@@ -131,6 +126,31 @@ ilpkit_format_atom(Format, Args, Atom) :-
 
 ilpkit_compat(_, _) :- fail.
 """
+
+
+def swipl_hooks(*, in_process: bool) -> str:
+    """SWI-Prolog's engine hooks for ilpkit_server.pl: for an engine ilpkit owns (a
+    subprocess: it sets flags and streams, goals run in ``user``), or for one inside a host
+    (the swi backend: the host's flags are left alone, goals run in the task's module)."""
+    if in_process:
+        setup = "% The host's flags and streams are not ours to change.\nilpkit_setup."
+        module, goal = "context_module(M),\n    ", "M:Goal"
+    else:
+        setup = _SWIPL_OWN_SETUP.strip()
+        module, goal = "", "user:Goal"
+    text = _SWIPL_HOOKS.replace("%SETUP%", setup).replace("%MODULE%", module)
+    return text.replace("%GOAL%", goal)
+
+
+_SWIPL_OWN_SETUP: Final = r"""
+ilpkit_setup :-
+    set_prolog_flag(unknown, error),
+    set_prolog_flag(double_quotes, string),
+    set_stream(user_input, encoding(utf8)),
+    set_stream(user_output, encoding(utf8)),
+    set_stream(user_error, encoding(utf8)).
+"""
+
 
 # Definitions written for ilpkit from the built-ins' documented behaviour (SWI-Prolog's, which
 # the native engine follows).
@@ -294,7 +314,7 @@ PROFILES: Final[dict[str, EngineProfile]] = {
         name="swipl",
         executable="swipl",
         server_args=("-q", "-f", "none", "-g", "{goal}", "-t", "halt(1)", "{server}"),
-        prelude=_SWIPL_PRELUDE,
+        prelude=swipl_hooks(in_process=False),
         time_limit=True,
         step_limit=True,
         strings=True,

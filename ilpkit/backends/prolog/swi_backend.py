@@ -44,6 +44,7 @@ from pydantic import Field
 
 from ilpkit.backends.base import Backend, BackendOptions, BackendStatus, describe_clause
 from ilpkit.backends.prolog.export import ExportedProgram, export_program
+from ilpkit.backends.prolog.profiles import swipl_hooks
 from ilpkit.backends.prolog.subprocess_backend import (
     PrologEngineError,
     _calls,
@@ -97,64 +98,7 @@ class SwiOptions(BackendOptions):
 # request entry point.  Loaded into each task module after the server file.
 # --------------------------------------------------------------------------------------------
 
-GLUE: Final = r"""
-:- use_module(library(time), []).
-
-ilpkit_engine(swipl, Version) :-
-    current_prolog_flag(version, N),
-    Major is N // 10000, Minor is N // 100 mod 100, Patch is N mod 100,
-    format(atom(Version), '~w.~w.~w', [Major, Minor, Patch]).
-
-% The host's flags and streams are not ours to change.
-ilpkit_setup.
-
-ilpkit_open_source(File, Stream) :-
-    open(File, read, Stream, [encoding(utf8)]).
-
-ilpkit_message(E, Text) :-
-    catch(( '$messages':translate_message(E, Lines, []),
-            with_output_to(string(S), print_message_lines(current_output, '', Lines)),
-            split_string(S, "", "\n ", [Trimmed]),
-            atom_string(Text, Trimmed) ),
-          _,
-          format(atom(Text), '~q', [E])).
-
-% Goals run in this (the task's) module, whoever calls.
-ilpkit_call_time_limited(Goal, none) :- !,
-    once(Goal).
-ilpkit_call_time_limited(Goal, Secs) :-
-    context_module(M),
-    catch(time:call_with_time_limit(Secs, M:Goal),
-          time_limit_exceeded,
-          throw(ilpkit_limit(time(Secs)))).
-
-ilpkit_call_step_limited(Goal, none) :- !,
-    once(Goal).
-ilpkit_call_step_limited(Goal, Steps) :-
-    call_with_inference_limit(Goal, Steps, Result),
-    (   Result == inference_limit_exceeded
-    ->  throw(ilpkit_limit(steps(Steps)))
-    ;   true
-    ).
-
-ilpkit_defined(Name, Arity) :-
-    functor(Goal, Name, Arity),
-    (   current_predicate(Name/Arity)
-    ->  true
-    ;   catch(predicate_property(Goal, defined), _, fail)
-    ).
-
-ilpkit_declare_dynamic(Name, Arity) :-
-    dynamic(Name/Arity).
-
-ilpkit_counter_set(V) :- nb_setval(ilpkit_counter, V).
-ilpkit_counter_get(V) :- nb_getval(ilpkit_counter, V).
-
-ilpkit_format_atom(Format, Args, Atom) :-
-    format(atom(Atom), Format, Args).
-
-ilpkit_compat(_, _) :- fail.
-
+REQUESTS: Final = r"""
 % ilpkit_swi_request(+Text, -Reply): Text is one request term, Reply a string:
 %   load(File)                          l(Problems)
 %   cover(Clauses, Among, Secs, Steps)  c followed by each clause's ids, "1,2,3;;4"
@@ -233,6 +177,9 @@ ilpkit_swi_classify(E, error, Text, Culprit) :-
 ilpkit_swi_canonical(Term, String) :-
     with_output_to(string(String), write_canonical(Term)).
 """
+
+GLUE: Final = swipl_hooks(in_process=True) + "\n" + REQUESTS
+"""What each task module loads after ilpkit_server.pl."""
 
 
 # --------------------------------------------------------------------------------------------
