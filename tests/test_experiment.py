@@ -95,6 +95,29 @@ def test_data_without_folds_needs_cv_folds() -> None:
         plan(load_configured_task(cfg), cfg)
 
 
+def test_train_test_folders_are_one_unit_each() -> None:
+    # srlearn's layout: fold1/train, fold1/test, fold2/train, ... -- each folder its own
+    # split (its examples may repeat in the other folders), not four folds of one partition
+    cfg = config({"data": {"path": "trains"}})
+    task = load_configured_task(cfg)
+    task.fold_names[:] = ["a/train", "a/test", "b/train", "b/test"]
+    task.examples.folds[:] = [0, 0, 0, 1, 1, 2, 2, 3, 3, 3]
+    got = splits(task, cfg)
+    assert [s.name for s in got] == ["a", "b"]
+    assert [s.train.tolist() for s in got] == [[0, 1, 2], [5, 6]]
+    assert [s.test.tolist() for s in got] == [[3, 4], [7, 8, 9]]
+    assert all(len(s.tune) == 0 for s in got)
+    with pytest.raises(ConfigError, match=r"a has no tune split; set cv\.tune_folds=0"):
+        splits(task, config({"data": {"path": "trains"}}, cv={"tune_folds": 1}))
+    task.fold_names[:] = ["a/train", "a/test", "a/tune", "b/train"]  # b has no test: folds
+    assert [s.name for s in splits(task, config({"data": {"path": "trains"}}))] == [
+        "a/train",
+        "a/test",
+        "a/tune",
+        "b/train",
+    ]
+
+
 def test_train_test_data_is_one_unit() -> None:
     cfg = config({"data": {"path": "toy_father"}})
     task = load_configured_task(cfg)

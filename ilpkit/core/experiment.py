@@ -9,9 +9,11 @@ worker.
 
 Folds.  ``cv.folds = K`` deals the examples into K stratified folds with a seed derived from
 ``(seed, repeat)``; unset, the data's own folds are used (UW-CSE's five areas), or, for data
-split into ``train``/``test`` only, that single split.  Unit ``k`` tests on fold ``k``, tunes
-on the ``cv.tune_folds`` folds after it (cyclically) and trains on the rest, as in the
-dissertation's 3 train + 1 tune + 1 test protocol.
+split into ``train``/``test`` only, that single split, or, for data whose folds are
+``<folder>/train`` and ``<folder>/test`` (srlearn's ``fold1/train`` ...), one unit per
+folder.  Unit ``k`` tests on fold ``k``, tunes on the ``cv.tune_folds`` folds after it
+(cyclically) and trains on the rest, as in the dissertation's 3 train + 1 tune + 1 test
+protocol.
 
 Workers keep the task and the loaded backend of the last configuration they saw, so a
 process loads its engine once per task, not once per unit.
@@ -136,6 +138,9 @@ def splits(task: Task, config: RunConfig) -> list[Split]:
         raise ConfigError(
             f"cv.tune_folds={t} leaves no training fold among {k} folds ({', '.join(cv_names)})"
         )
+    grouped = _grouped_splits(names)
+    if grouped is not None:
+        return _group_splits(task, config, grouped)
     index = [names.index(n) for n in cv_names]
     unassigned = np.flatnonzero(folds < 0).astype(np.int64)
     out = []
@@ -147,6 +152,42 @@ def splits(task: Task, config: RunConfig) -> list[Split]:
         train = np.union1d(np.flatnonzero(train_mask), unassigned).astype(np.int64)
         out.append(Split(name, train, tune, test))
     return out
+
+
+def _grouped_splits(names: list[str]) -> dict[str, dict[str, int]] | None:
+    """``{"fold1": {"train": 0, "test": 1}, ...}`` when every fold is a role of a fixed
+    split in its own folder (BoostSRL/srlearn ``foldN/train``, ``foldN/test``): each folder
+    is a unit of its own, not two folds of one partition (its examples may repeat in the
+    other folders)."""
+    groups: dict[str, dict[str, int]] = {}
+    for i, name in enumerate(names):
+        prefix, _, role = name.rpartition("/")
+        if not prefix or role not in SPLIT_NAMES:
+            return None
+        groups.setdefault(prefix, {})[role] = i
+    if not all("train" in g and "test" in g for g in groups.values()):
+        return None
+    return groups
+
+
+def _group_splits(task: Task, config: RunConfig, groups: dict[str, dict[str, int]]) -> list[Split]:
+    folds = task.examples.folds
+    without_tune = [name for name, g in groups.items() if "tune" not in g]
+    if config.cv.tune_folds and without_tune:
+        raise ConfigError(
+            f"{task.name}: the data's folds are fixed train/test splits per folder "
+            f"({', '.join(groups)}) and {without_tune[0]} has no tune split; set "
+            "cv.tune_folds=0 (--tune-folds 0; Gleaner then tunes on the training examples)"
+        )
+
+    def ids(group: dict[str, int], role: str) -> npt.NDArray[np.int64]:
+        if role not in group:
+            return np.zeros(0, dtype=np.int64)
+        return np.flatnonzero(folds == group[role]).astype(np.int64)
+
+    return [
+        Split(name, ids(g, "train"), ids(g, "tune"), ids(g, "test")) for name, g in groups.items()
+    ]
 
 
 def _fixed_split(task: Task) -> Split:
