@@ -262,6 +262,19 @@ def test_cv_ships_gleaner_seeds_not_folds_to_the_executor(tmp_path: Path) -> Non
     assert without_times(by_fold) == without_times(base)
 
 
+def test_cv_reports_each_seed_of_the_units_running_here(tmp_path: Path) -> None:
+    from ilpkit.core.runs import run_experiment
+
+    steps: list[tuple[str, int, int, str]] = []
+    run_experiment(
+        gleaner_cv_config(),
+        tmp_path / "steps",
+        executor=RecordingExecutor(),
+        on_step=lambda *step: steps.append(step),
+    )
+    assert steps == [(f"r0-f{fold}", k, 3, "seeds") for fold in range(5) for k in (1, 2, 3)]
+
+
 def test_cv_with_seeds_on_worker_processes_matches_local(tmp_path: Path) -> None:
     base = ilpkit.cv("trains", out=tmp_path / "a", learner="gleaner", search="rrr", scorer="pr",
                      options={"learner": {"seeds": 3, "clauses_per_seed": 40}}, folds=5,

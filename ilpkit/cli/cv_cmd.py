@@ -18,18 +18,20 @@ SECTIONS = ("", "backend", "search", "scorer", "learner", "executor")
 
 
 class UnitProgress:
-    """A rich bar over units; each finished unit prints its fold, AURPC and clauses."""
+    """A rich bar over units, and one over the steps (seeds, theories, rounds) of the unit
+    running in this process; each finished unit prints its fold, AURPC and clauses."""
 
     def __init__(self, enabled: bool) -> None:
         self.console = Console(stderr=True, highlight=False)
         self.enabled = enabled
         self._progress: Progress | None = None
         self._task: Any = None
+        self._steps: Any = None
 
     def __enter__(self) -> UnitProgress:
         if self.enabled:
             self._progress = Progress(
-                TextColumn("units"),
+                TextColumn("{task.description:>14}"),
                 BarColumn(),
                 MofNCompleteColumn(),
                 TimeElapsedColumn(),
@@ -48,9 +50,22 @@ class UnitProgress:
         if done and self.enabled:
             self.console.print(f"resuming: {done} of {total} units already finished")
 
+    def step(self, key: str, done: int, total: int, what: str) -> None:
+        if self._progress is None:
+            return
+        label = f"{key} {what}"
+        if self._steps is None:
+            self._steps = self._progress.add_task(label, total=total, completed=done)
+        self._progress.update(self._steps, description=label, total=total, completed=done)
+
     def unit(self, result: Any, finished: int, total: int) -> None:
         if self._progress is not None:
             self._progress.update(self._task, completed=finished)
+            if self._steps is not None and finished == total:
+                self._progress.remove_task(self._steps)
+                self._steps = None
+            elif self._steps is not None:
+                self._progress.update(self._steps, completed=0)
             aurpc = result.metrics.get("aurpc", float("nan"))
             self._progress.console.print(
                 f"{result.key} ({result.fold_name}): AURPC {aurpc:.4f}, "
@@ -249,7 +264,12 @@ def _run(
     resolve_plugins(config, get_plugin_manager(), where="options")
     with UnitProgress(not quiet and sys.stderr.isatty()) as progress:
         results = run_experiment(
-            config, out, resume=resume, on_unit=progress.unit, on_plan=progress.plan
+            config,
+            out,
+            resume=resume,
+            on_unit=progress.unit,
+            on_plan=progress.plan,
+            on_step=progress.step,
         )
     if quiet:
         return

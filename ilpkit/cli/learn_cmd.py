@@ -75,6 +75,7 @@ class LiveProgress:
         self.evaluated = 0
         self.best: float | None = None
         self.rules = 0
+        self.steps = ""
         self._progress: Progress | None = None
         self._task_id: Any = None
         self._last = 0.0
@@ -110,13 +111,17 @@ class LiveProgress:
         self.best = None
         self._update()
 
+    def step(self, done: int, total: int, what: str) -> None:
+        self.steps = f"{what} {done}/{total}  "
+        self._update()
+
     def _update(self) -> None:
         if self._progress is None:
             return
         best = "-" if self.best is None else f"{self.best:.4g}"
         self._progress.update(
             self._task_id,
-            description=f"clauses evaluated {self.evaluated:,}  best score {best}  "
+            description=f"{self.steps}clauses evaluated {self.evaluated:,}  best score {best}  "
             f"rules {self.rules}",
         )
 
@@ -179,6 +184,7 @@ def learn(
             seed=seed,
             observers=[progress.observe],
             on_rule=progress.rule,
+            on_progress=progress.step,
         )
         if executor is not None:
             ctx.executor = manager.make("executor", executor, options["executor"])

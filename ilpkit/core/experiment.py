@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -252,6 +253,25 @@ class _WorkerCache:
 
 _CACHE = _WorkerCache()
 
+StepHook = Callable[[str, int, int, str], None]
+_STEP_HOOK: list[StepHook] = []
+"""Where units running in this process report their learner's steps (a progress bar);
+empty in worker processes."""
+
+
+@contextmanager
+def reporting_steps(hook: StepHook | None) -> Iterator[None]:
+    """While active, units run in this process call ``hook(unit_key, done, total, what)``
+    after each learner step (see :attr:`LearnContext.on_progress`)."""
+    if hook is None:
+        yield
+        return
+    _STEP_HOOK.append(hook)
+    try:
+        yield
+    finally:
+        _STEP_HOOK.remove(hook)
+
 
 def load_configured_task(config: RunConfig) -> Task:
     """The config's dataset with its Aleph settings overrides applied."""
@@ -304,6 +324,9 @@ def run_unit(unit: Unit, members: Any = None) -> UnitResult:
         executor=members,
         recipe=config if members is not None else None,
     )
+    if _STEP_HOOK:
+        hook = _STEP_HOOK[-1]
+        ctx.on_progress = lambda done, total, what: hook(unit.key, done, total, what)
     model: Model = learner.fit(task, ctx)
     labels = (task.examples.labels[labelled] == POS).astype(np.int64)
     scores = model.score(backend, labelled)

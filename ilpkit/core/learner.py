@@ -117,6 +117,13 @@ class LearnContext:
     recipe: Any = None
     """A :class:`~ilpkit.core.config.RunConfig` from which a worker process rebuilds the task
     and backend; units go to ``executor`` only when it is set."""
+    on_progress: Callable[[int, int, str], None] | None = None
+    """``on_progress(done, total, what)`` after each of a learner's steps (Gleaner seeds,
+    ensemble theories, boosting rounds: ``what`` names them), for progress bars."""
+
+    def progress(self, done: int, total: int, what: str) -> None:
+        if self.on_progress is not None:
+            self.on_progress(done, total, what)
 
     def rng(self, *salt: object) -> random.Random:
         """A generator seeded by the run seed and ``salt`` (per unit, never per worker)."""

@@ -32,6 +32,7 @@ from ilpkit.core.experiment import (
     learner_has_members,
     load_configured_task,
     plan,
+    reporting_steps,
     run_unit,
 )
 
@@ -129,11 +130,14 @@ def run_experiment(
     executor: Any = None,
     on_unit: Callable[[UnitResult, int, int], None] | None = None,
     on_plan: Callable[[int, int], None] | None = None,
+    on_step: Callable[[str, int, int, str], None] | None = None,
 ) -> dict[str, Any]:
     """Run every unit not yet in ``out``, then write results, report and plots.
 
     ``executor`` defaults to the config's executor plugin. ``on_plan(total, done)`` is told
-    the number of units; ``on_unit(result, finished, total)`` each finished one. Ctrl-C
+    the number of units; ``on_unit(result, finished, total)`` each finished one;
+    ``on_step(unit_key, done, total, what)`` each step (seed, theory, round) of a learner
+    running in this process (not of units on other workers). Ctrl-C
     raises :class:`Interrupted` after the finished units are saved.
     """
     from ilpkit.core.plugins import get_plugin_manager
@@ -167,11 +171,12 @@ def run_experiment(
         )
     finished = len(units) - len(todo)
     try:
-        for result in _results(config, executor, todo):
-            run.save_unit(result)
-            finished += 1
-            if on_unit is not None:
-                on_unit(result, finished, len(units))
+        with reporting_steps(on_step):
+            for result in _results(config, executor, todo):
+                run.save_unit(result)
+                finished += 1
+                if on_unit is not None:
+                    on_unit(result, finished, len(units))
     except KeyboardInterrupt:
         raise Interrupted(
             f"interrupted: {finished} of {len(units)} units are saved in {run.path}; "

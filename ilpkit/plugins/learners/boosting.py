@@ -176,6 +176,7 @@ class _Booster:
             )
             if ctx.on_rule is not None:
                 ctx.on_rule(best)
+            ctx.progress(t + 1, opts.rounds, "rounds")
         return BoostModel(
             self.name,
             hypotheses,

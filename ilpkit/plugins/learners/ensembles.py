@@ -73,7 +73,7 @@ def learn_member(
             max_clauses=options.clauses_per_theory,
         )
     )
-    member_ctx = replace(ctx, seed=member_seed(ctx.seed, index), on_rule=None)
+    member_ctx = replace(ctx, seed=member_seed(ctx.seed, index), on_rule=None, on_progress=None)
     return learner.fit(task, member_ctx)
 
 
@@ -186,9 +186,16 @@ class AlephEnsembleLearner:
         if ctx.executor is not None and ctx.recipe is not None:
             train = ctx.train(task).tolist()
             units = [MemberUnit(ctx.recipe, self.options, k, ctx.seed, train) for k in indices]
-            members = [TheoryModel.from_json(r) for r in ctx.executor.map(run_member_unit, units)]
+            results = ctx.executor.map(run_member_unit, units)
+            members = []
+            for k, r in enumerate(results, 1):
+                members.append(TheoryModel.from_json(r))
+                ctx.progress(k, len(indices), "theories")
         else:
-            members = [learn_member(task, ctx, self.options, k) for k in indices]
+            members = []
+            for k in indices:
+                members.append(learn_member(task, ctx, self.options, k))
+                ctx.progress(k + 1, len(indices), "theories")
         return AlephEnsembleModel(members, {"seed": ctx.seed})
 
 

@@ -536,9 +536,16 @@ class GleanerLearner:
                 SeedUnit(ctx.recipe, self.options, k, ctx.seed, train.tolist(), tune.tolist())
                 for k in indices
             ]
-            seeds = [SeedResult.from_json(r) for r in ctx.executor.map(run_seed_unit, units)]
+            results = ctx.executor.map(run_seed_unit, units)
+            seeds = []
+            for k, r in enumerate(results, 1):
+                seeds.append(SeedResult.from_json(r))
+                ctx.progress(k, len(indices), "seeds")
         else:
-            seeds = [search_seed(task, ctx, self.options, k, train, tune) for k in indices]
+            seeds = []
+            for k in indices:
+                seeds.append(search_seed(task, ctx, self.options, k, train, tune))
+                ctx.progress(k + 1, len(indices), "seeds")
         model = GleanerModel(
             self.options,
             seeds,
