@@ -120,13 +120,16 @@ def summarize(name: str, root: Path) -> None:
         return
     res = {k: load(p) for k, p in runs.items()}
     print(f"\n## {name}\n")
-    print("| learner | AURPC | AUROC | clauses/unit | s/unit |")
-    print("| --- | --- | --- | --- | --- |")
+    print("| learner | AURPC | AURPC (PR points) | AUROC | clauses/unit | s/unit |")
+    print("| --- | --- | --- | --- | --- | --- |")
     for k, r in res.items():
         units = r["units"]
         clauses = np.mean([u["clauses_evaluated"] for u in units])
         seconds = np.mean([u["seconds"] for u in units])
-        print(f"| {k} | {cell(r, 'aurpc')} | {cell(r, 'auroc')} | {clauses:,.0f} | {seconds:.1f} |")
+        print(
+            f"| {k} | {cell(r, 'aurpc')} | {cell(r, 'aurpc_points')} | {cell(r, 'auroc')} "
+            f"| {clauses:,.0f} | {seconds:.1f} |"
+        )
     if "rankboost" in res and "pb-clause" in res:
         a, b = res["rankboost"], res["pb-clause"]
         print(
