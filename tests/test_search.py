@@ -11,7 +11,7 @@ from ilpkit.backends.native.engine import NativeBackend
 from ilpkit.core.coverage import Weighting
 from ilpkit.core.formats import load_task
 from ilpkit.core.plugins import get_plugin_manager
-from ilpkit.core.search import Acceptance, SearchContext, Trajectory
+from ilpkit.core.search import Acceptance, Evaluated, SearchContext, Trajectory
 from ilpkit.core.task import Task
 from ilpkit.datasets import bundled_path
 
@@ -126,6 +126,53 @@ def test_hillclimb_trajectory_improves_monotonically(trains: tuple[Task, NativeB
     assert search.trajectory[0].body == ()
     bodies = [set(e.body) for e in search.trajectory]
     assert all(a < b and len(b) == len(a) + 1 for a, b in itertools.pairwise(bodies))
+
+
+@pytest.fixture(scope="module")
+def uwcse() -> tuple[Task, NativeBackend]:
+    task = load_task(bundled_path("uwcse"))
+    task.bias.settings.set_value("i", 2)
+    backend = NativeBackend()
+    backend.load(task)
+    return task, backend
+
+
+@pytest.mark.parametrize(("budget", "moves"), [(3, 0), (7, 1), (16, 2), (60, 2)])
+def test_hillclimb_moves_to_the_best_addition_of_a_step_the_budget_cut_short(
+    uwcse: tuple[Task, NativeBackend], budget: int, moves: int
+) -> None:
+    task, backend = uwcse
+    ctx = SearchContext(
+        bottom=backend.saturate(int(task.examples.positives[0]), depth=2),
+        backend=backend,
+        scorer=get_plugin_manager().make("scorer", "pr"),
+        weighting=Weighting.of(task.examples),
+        budget=budget,
+        rng=random.Random(0),
+        clauselength=5,
+    )
+    search = get_plugin_manager().make("search", "hillclimb")
+    seen = Trajectory()
+    ctx.observers.append(seen)
+    search.run(ctx)
+    evaluated = seen.items
+    assert len(evaluated) <= budget
+    # replay the climb on what was evaluated: a step's additions extend the clause moved to;
+    # the last step may be partial, and the climb still moves on an improvement in it
+    expected = [evaluated[0]]
+    step: list[Evaluated] = []
+    for e in evaluated[1:]:
+        if step and len(e.body) > len(step[0].body):  # the next step began: settle this one
+            expected.append(max(step, key=lambda c: c.score))
+            step = []
+        step.append(e)
+    if step and max(c.score for c in step) > expected[-1].score:
+        expected.append(max(step, key=lambda c: c.score))
+    assert [t.body for t in search.trajectory] == [e.body for e in expected]
+    # 7 ends inside the first step, 16 inside
+    # the second: the move of the cut step is kept; 60 lets the climb end by itself
+    assert len(search.trajectory) == 1 + moves
+    assert (len(evaluated) == budget) == (budget < 60)
 
 
 def test_refinements_are_tested_on_the_parent_coverage_only(

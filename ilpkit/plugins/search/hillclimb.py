@@ -2,7 +2,10 @@
 
 Each step evaluates every legal one-literal addition of the current clause and moves to the
 best if it improves the score; it stops at no improvement, at ``clauselength`` or when the
-budget is spent (dissertation ch.6: PRankBoost's weak learner).  ``trajectory`` holds the
+budget is spent (dissertation ch.6: PRankBoost's weak learner).  A step that the budget cuts
+short still moves to the best addition it evaluated, if that improves the score: with large
+bottom clauses (IMDB's, thousands of literals) the first step alone can exceed the budget,
+and discarding it would leave every weak learner at the empty body.  ``trajectory`` holds the
 clauses moved through, most general first -- PRankBoost.Path's path.
 
 With a path scorer (``needs_path``, :class:`~ilpkit.core.scoring.PathScorer`) a candidate is
@@ -43,20 +46,24 @@ class HillClimb:
         self.trajectory = []
         try:
             current = self._on_path(ctx, ctx.evaluate(()))
-            self.trajectory.append(current)
-            while ctx.refiner.can_grow(current.body):
-                best: Evaluated | None = None
+        except BudgetExhausted:
+            return None
+        self.trajectory.append(current)
+        exhausted = False
+        while not exhausted and ctx.refiner.can_grow(current.body):
+            best: Evaluated | None = None
+            try:
                 for k in ctx.refiner.additions(current.body):
                     child = ctx.evaluate(ctx.refiner.add(current.body, k), parent=current)
                     child = self._on_path(ctx, child)
                     if ctx.better(child, best):
                         best = child
-                if best is None or best.score <= current.score:
-                    break
-                current = best
-                self.trajectory.append(current)
-        except BudgetExhausted:
-            pass
+            except BudgetExhausted:
+                exhausted = True  # a last, partial step: the best addition seen so far
+            if best is None or best.score <= current.score:
+                break
+            current = best
+            self.trajectory.append(current)
         if self.options.require_acceptable:
             ok = [e for e in self.trajectory if ctx.acceptable(e)]
             return max(ok, key=lambda e: (e.score, -len(e.body))) if ok else None
