@@ -112,9 +112,9 @@ def make_clauses(task: Task, backend: NativeBackend, n: int, seed: int) -> list[
             continue
         refiner = Refiner(bottom, clauselength=6)
         for _ in range(8):
-            body = refiner.random_clause(rng.randint(1, 5), rng)
-            cl = bottom.clause(body)
-            if body and cl.canonical() not in seen:
+            drawn = refiner.random_clause(rng.randint(1, 5), rng)
+            cl = bottom.clause(drawn)
+            if drawn and cl.canonical() not in seen:
                 seen.add(cl.canonical())
                 clauses.append(cl)
         # a short greedy chain: add the literal that maximises TP - FP

@@ -31,7 +31,6 @@ import json
 import os
 import platform
 import pstats
-import resource
 import shutil
 import subprocess
 import sys
@@ -42,6 +41,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from memory import peak_rss_mb  # noqa: E402
 
 import ilpkit  # noqa: E402
 from ilpkit.core.config import RunConfig  # noqa: E402
@@ -53,17 +55,6 @@ from ilpkit.core.experiment import (  # noqa: E402
 )
 
 RESULTS = ROOT / "benchmarks" / "results"
-
-
-def peak_rss_mb() -> float:
-    """This process's peak resident memory (VmHWM on Linux)."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def load_average() -> list[float]:

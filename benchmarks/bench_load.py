@@ -27,7 +27,9 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 
 CHILD = """
-import json, resource, sys, time
+import json, sys, time
+sys.path.insert(0, "benchmarks")
+from memory import peak_rss_mb
 import ilpkit
 from ilpkit.backends.native.engine import NativeBackend
 t0 = time.perf_counter()
@@ -41,7 +43,7 @@ print(json.dumps({
     "examples": len(task.examples),
     "read_s": t1 - t0,
     "backend_s": t2 - t1,
-    "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    "peak_mb": peak_rss_mb(),
 }))
 """
 

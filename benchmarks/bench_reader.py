@@ -19,7 +19,6 @@ import argparse
 import json
 import platform
 import random
-import resource
 import subprocess
 import sys
 import tempfile
@@ -31,6 +30,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from memory import peak_rss_mb  # noqa: E402
 
 from ilpkit.core.reader import PrologReader  # noqa: E402
 
@@ -96,21 +98,6 @@ def write(path: Path, lines: Iterator[str]) -> int:
     with path.open("w", encoding="utf-8") as out:
         out.writelines(lines)
     return path.stat().st_size
-
-
-def peak_rss_mb() -> float:
-    """Peak resident set size of this process, in MiB."""
-    # Linux: VmHWM is this program's own peak; ru_maxrss would include the parent's RSS at
-    # fork time (it survives exec).
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    # ru_maxrss is in KiB on Linux, bytes on macOS.
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
 
 
 def time_read(path: Path, repeat: int) -> dict[str, float]:
