@@ -13,7 +13,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -98,6 +98,9 @@ class Model(Protocol):
     def to_json(self) -> dict[str, Any]: ...
 
 
+M = TypeVar("M")
+
+
 @dataclass
 class LearnContext:
     """What a learner receives besides the task: engine, search, scorer, randomness, hooks."""
@@ -124,6 +127,30 @@ class LearnContext:
     def progress(self, done: int, total: int, what: str) -> None:
         if self.on_progress is not None:
             self.on_progress(done, total, what)
+
+    def run_members(
+        self,
+        what: str,
+        count: int,
+        here: Callable[[int], M],
+        shipped: tuple[Callable[[Any], Any], Callable[[int], Any], Callable[[Any], M]],
+    ) -> list[M]:
+        """Members ``0 .. count-1`` of a learner (Gleaner seeds, ensemble theories), each
+        reported as a step named ``what``.  With ``executor`` and ``recipe`` set, member k
+        runs as ``worker(unit(k))`` on the executor and its plain-data result is decoded
+        here (``shipped = (worker, unit, decode)``); otherwise ``here(k)`` runs in this
+        process."""
+        if self.executor is not None and self.recipe is not None:
+            worker, unit, decode = shipped
+            raw = self.executor.map(worker, [unit(k) for k in range(count)])
+            results = (decode(r) for r in raw)
+        else:
+            results = (here(k) for k in range(count))
+        members = []
+        for k, member in enumerate(results, 1):
+            members.append(member)
+            self.progress(k, count, what)
+        return members
 
     def rng(self, *salt: object) -> random.Random:
         """A generator seeded by the run seed and ``salt`` (per unit, never per worker)."""

@@ -182,20 +182,17 @@ class AlephEnsembleLearner:
         return AlephEnsembleModel.from_json(data)
 
     def fit(self, task: Task, ctx: LearnContext) -> AlephEnsembleModel:
-        indices = range(self.options.theories)
-        if ctx.executor is not None and ctx.recipe is not None:
-            train = ctx.train(task).tolist()
-            units = [MemberUnit(ctx.recipe, self.options, k, ctx.seed, train) for k in indices]
-            results = ctx.executor.map(run_member_unit, units)
-            members = []
-            for k, r in enumerate(results, 1):
-                members.append(TheoryModel.from_json(r))
-                ctx.progress(k, len(indices), "theories")
-        else:
-            members = []
-            for k in indices:
-                members.append(learn_member(task, ctx, self.options, k))
-                ctx.progress(k + 1, len(indices), "theories")
+        train = ctx.train(task).tolist()
+        members = ctx.run_members(
+            "theories",
+            self.options.theories,
+            lambda k: learn_member(task, ctx, self.options, k),
+            (
+                run_member_unit,
+                lambda k: MemberUnit(ctx.recipe, self.options, k, ctx.seed, train),
+                TheoryModel.from_json,
+            ),
+        )
         return AlephEnsembleModel(members, {"seed": ctx.seed})
 
 

@@ -530,22 +530,18 @@ class GleanerLearner:
         if not np.any(task.examples.labels[train] == POS):
             raise ValueError(f"{task.name}: no positive training example for Gleaner's seeds")
         tune = ctx.tune_ids if ctx.tune_ids is not None and len(ctx.tune_ids) else train
-        indices = range(self.options.seeds)
-        if ctx.executor is not None and ctx.recipe is not None:
-            units = [
-                SeedUnit(ctx.recipe, self.options, k, ctx.seed, train.tolist(), tune.tolist())
-                for k in indices
-            ]
-            results = ctx.executor.map(run_seed_unit, units)
-            seeds = []
-            for k, r in enumerate(results, 1):
-                seeds.append(SeedResult.from_json(r))
-                ctx.progress(k, len(indices), "seeds")
-        else:
-            seeds = []
-            for k in indices:
-                seeds.append(search_seed(task, ctx, self.options, k, train, tune))
-                ctx.progress(k + 1, len(indices), "seeds")
+        seeds = ctx.run_members(
+            "seeds",
+            self.options.seeds,
+            lambda k: search_seed(task, ctx, self.options, k, train, tune),
+            (
+                run_seed_unit,
+                lambda k: SeedUnit(
+                    ctx.recipe, self.options, k, ctx.seed, train.tolist(), tune.tolist()
+                ),
+                SeedResult.from_json,
+            ),
+        )
         model = GleanerModel(
             self.options,
             seeds,
