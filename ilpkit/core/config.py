@@ -40,6 +40,7 @@ from ilpkit.core.plugins import KINDS, PluginKind, PluginManager
 from ilpkit.core.validation import issues
 
 __all__ = [
+    "AUTO",
     "CVConfig",
     "DataConfig",
     "DataFormat",
@@ -52,6 +53,10 @@ __all__ = [
     "parse_value",
     "resolve_plugins",
 ]
+
+AUTO: Final = "auto"
+"""The search or scorer left to the learner's prescription, else the data's settings
+(resolved by :func:`ilpkit.core.compose.resolve`)."""
 
 _TOML_POSITION: Final = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 
@@ -102,6 +107,12 @@ class PluginChoice(BaseModel):
 
 
 def _plugin_field(kind: str, default: str) -> Any:
+    if default == AUTO:
+        what = "the learner's prescribed one, else the data's Aleph setting"
+        return Field(
+            default_factory=lambda: PluginChoice(name=default),
+            description=f"The {kind} plugin and its options (default: auto, {what}).",
+        )
     return Field(
         default_factory=lambda: PluginChoice(name=default),
         description=f"The {kind} plugin and its options (default: {default}).",
@@ -151,8 +162,8 @@ class RunConfig(BaseModel):
 
     data: DataConfig = Field(description="The dataset to learn from.")
     backend: PluginChoice = _plugin_field("backend", "native")
-    search: PluginChoice = _plugin_field("search", "topdown")
-    scorer: PluginChoice = _plugin_field("scorer", "laplace")
+    search: PluginChoice = _plugin_field("search", AUTO)
+    scorer: PluginChoice = _plugin_field("scorer", AUTO)
     learner: PluginChoice = _plugin_field("learner", "theory")
     executor: PluginChoice = _plugin_field("executor", "local")
     seed: int = Field(default=0, description="Seed of every random choice: same seed, same model.")
@@ -352,17 +363,21 @@ def _merge(base: dict[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]
 
 
 def resolve_plugins(
-    config: RunConfig, manager: PluginManager, *, where: str = "config"
+    config: Any, manager: PluginManager, *, where: str = "config"
 ) -> dict[PluginKind, BaseModel]:
     """Each chosen plugin's options, validated by its own model, by kind.
 
     Reports every problem at once: unknown plugin names (with a "did you mean") as
     ``<where>: backend.name: ...`` and bad options as ``<where>: learner.options: ...``.
+    A search or scorer left ``auto`` is skipped (:func:`ilpkit.core.compose.resolve` names
+    and checks it).
     """
     resolved: dict[PluginKind, BaseModel] = {}
     lines: list[str] = []
     for kind in KINDS:
         choice = config.plugin(kind)
+        if choice.name == AUTO and kind in ("search", "scorer"):
+            continue
         try:
             resolved[kind] = manager.validate_options(kind, choice.name, choice.options)
         except PluginError as err:

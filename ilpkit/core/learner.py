@@ -13,7 +13,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -96,6 +96,62 @@ class Model(Protocol):
     def rules(self) -> list[Rule]: ...
 
     def to_json(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class LearnerCapabilities:
+    """What a learner takes and offers, declared by its class (``capabilities = ...``) and
+    read by the framework (:mod:`ilpkit.core.compose`) instead of probed.
+
+    ``default_search``/``default_scorer`` are what the learner's method prescribes (Gleaner:
+    rrr with pr); they are used wherever the user named none. A learner with
+    ``takes_search=False`` (``takes_scorer=False``) runs its own fixed search (scorer): a
+    different one named by the user is refused, not silently ignored.
+    """
+
+    takes_search: bool = True
+    """The learner runs ``ctx.make_search()``: a user's search choice matters."""
+    takes_scorer: bool = True
+    """The learner scores clauses with ``ctx.scorer``."""
+    default_search: str | None = None
+    default_scorer: str | None = None
+    has_members: bool = False
+    """Its independent members (seeds, theories) may run on an executor (``run_members``)."""
+    uses_tune: bool = False
+    """It uses ``ctx.tune_ids`` (tune folds) when the experiment gives some."""
+
+
+DEFAULT_CAPABILITIES = LearnerCapabilities()
+
+
+@runtime_checkable
+class Learner(Protocol):
+    """What a learner plugin's factory builds.
+
+    ``fit`` learns a :class:`Model` (score/predict/rules/to_json); ``model_from_json`` reads
+    one back (save/load); ``capabilities`` declares what it takes (search, scorer) and offers
+    (members, tune) -- see :class:`LearnerCapabilities`. ``ilpkit.testing.check_learner``
+    checks the contract on a small dataset.
+    """
+
+    name: str
+    capabilities: ClassVar[LearnerCapabilities]
+
+    def fit(self, task: Task, ctx: LearnContext) -> Model: ...
+
+    def model_from_json(self, data: dict[str, Any]) -> Model: ...
+
+
+def capabilities_of(learner: object) -> LearnerCapabilities:
+    """The capabilities ``learner`` (an instance or its class) declares; a learner that
+    declares none takes any search and scorer and has no members."""
+    caps = getattr(learner, "capabilities", DEFAULT_CAPABILITIES)
+    if not isinstance(caps, LearnerCapabilities):
+        raise ConfigError(
+            f"learner {getattr(learner, 'name', learner)!r}: capabilities must be a "
+            f"LearnerCapabilities, got {type(caps).__name__}"
+        )
+    return caps
 
 
 M = TypeVar("M")

@@ -22,7 +22,13 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
 from ilpkit.core.coverage import Coverage
-from ilpkit.core.learner import MODEL_FORMAT_VERSION, ClauseBackend, LearnContext, Rule
+from ilpkit.core.learner import (
+    MODEL_FORMAT_VERSION,
+    ClauseBackend,
+    LearnContext,
+    LearnerCapabilities,
+    Rule,
+)
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.task import Task
 from ilpkit.plugins.learners.theory import TheoryLearner, TheoryModel, TheoryOptions
@@ -57,7 +63,7 @@ class MemberUnit:
 
 
 def member_seed(seed: int, index: int) -> int:
-    from ilpkit.core.experiment import derive_seed
+    from ilpkit.core.compose import derive_seed
 
     return derive_seed(seed, "aleph-ensemble", index)
 
@@ -78,7 +84,7 @@ def learn_member(
 
 
 def run_member_unit(unit: MemberUnit) -> dict[str, Any]:
-    from ilpkit.core.experiment import worker_context
+    from ilpkit.core.compose import worker_context
 
     task, ctx = worker_context(unit.recipe, unit.seed)
     ctx.train_ids = np.asarray(unit.train, dtype=np.int64)
@@ -172,7 +178,7 @@ class AlephEnsembleModel:
 
 class AlephEnsembleLearner:
     name = "aleph-ensemble"
-    has_members = True
+    capabilities = LearnerCapabilities(has_members=True)
     """Member theories are independent units that ``ctx.executor`` may run (cv.parallel)."""
 
     def __init__(self, options: AlephEnsembleOptions | None = None) -> None:

@@ -40,6 +40,7 @@ from ilpkit.core.learner import (
     MODEL_FORMAT_VERSION,
     ClauseBackend,
     LearnContext,
+    LearnerCapabilities,
     Rule,
     parse_clause,
     subset_weighting,
@@ -204,7 +205,7 @@ class SeedUnit:
 
 def run_seed_unit(unit: SeedUnit) -> dict[str, Any]:
     """Rebuild task and backend from the recipe (once per worker) and search one seed."""
-    from ilpkit.core.experiment import worker_context
+    from ilpkit.core.compose import worker_context
 
     task, ctx = worker_context(unit.recipe, unit.seed)
     train = np.asarray(unit.train, dtype=np.int64)
@@ -514,10 +515,10 @@ def _all(backend: ClauseBackend, ids: npt.NDArray[np.int64] | None) -> npt.NDArr
 
 class GleanerLearner:
     name = "gleaner"
-    has_members = True
-    """Seeds/theories are independent units that ``ctx.executor`` may run (cv.parallel)."""
-    default_search = "rrr"
-    default_scorer = "pr"
+    capabilities = LearnerCapabilities(
+        default_search="rrr", default_scorer="pr", has_members=True, uses_tune=True
+    )
+    """Seeds are independent members that ``ctx.executor`` may run (cv.parallel)."""
 
     def __init__(self, options: GleanerOptions | None = None) -> None:
         self.options = options if options is not None else GleanerOptions()
