@@ -286,18 +286,9 @@ def _data(data: str | Path | Task, data_format: str, stem: str | None) -> Task:
 
 
 def _engine(backend: str, options: Mapping[str, Any] | None, task: Task, trust_data: bool) -> Any:
-    from ilpkit.core.compose import Choices, open_backend, plugin_sections
+    from ilpkit.core.compose import open_named_backend
 
-    sections = plugin_sections(
-        learner="theory",
-        search=None,
-        scorer=None,
-        backend=backend,
-        executor="local",
-        options={"backend": dict(options or {})},
-        trust_data=trust_data,
-    )
-    return open_backend(Choices.model_validate(sections), task)
+    return open_named_backend(backend, options, task, trust_data=trust_data)
 
 
 def predict(

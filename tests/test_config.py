@@ -52,10 +52,11 @@ def test_minimal_file_gets_the_defaults(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, '[data]\npath = "data/uwcse"\n'))
     assert config.data == DataConfig(path=tmp_path / "data" / "uwcse")
     assert config.data.format is DataFormat.AUTO
+    # search and scorer: auto (the learner's prescribed ones, else the data's settings)
     assert [config.plugin(k).name for k in KINDS] == [
         "native",
-        "topdown",
-        "laplace",
+        "auto",
+        "auto",
         "theory",
         "local",
     ]
@@ -307,11 +308,6 @@ def test_apply_overrides_errors_name_the_key(tmp_path: Path) -> None:
 # -- plugins ---------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def manager() -> PluginManager:
-    return PluginManager(entry_points=False)  # the built-in plugins only
-
-
 def test_resolve_plugins_validates_each_choice(tmp_path: Path, manager: PluginManager) -> None:
     config = apply_overrides(
         RunConfig(data=DataConfig(path=tmp_path)),
@@ -320,7 +316,8 @@ def test_resolve_plugins_validates_each_choice(tmp_path: Path, manager: PluginMa
     resolved = resolve_plugins(config, manager)
     assert resolved["learner"] == TheoryOptions(max_rules=3)  # the real theory learner
     assert resolved["executor"] == LocalOptions(check_pickle=True)
-    assert set(resolved) == set(KINDS)
+    # search and scorer are auto here: ilpkit.core.compose.resolve names and checks them
+    assert set(resolved) == set(KINDS) - {"search", "scorer"}
 
 
 def test_resolve_plugins_reports_every_problem(tmp_path: Path, manager: PluginManager) -> None:

@@ -46,6 +46,7 @@ __all__ = [
     "make_context",
     "make_learner",
     "open_backend",
+    "open_named_backend",
     "open_task",
     "resolve",
     "run_config",
@@ -335,6 +336,23 @@ def open_backend(
     """The config's backend with ``task`` loaded."""
     manager = manager or get_plugin_manager()
     backend = manager.make("backend", config.backend.name, dict(config.backend.options))
+    backend.load(task)
+    return backend
+
+
+def open_named_backend(
+    name: str,
+    options: Mapping[str, Any] | None,
+    task: Task,
+    *,
+    trust_data: bool = False,
+    manager: PluginManager | None = None,
+) -> Any:
+    """Backend ``name`` with ``options`` (and ``trust_data``) and ``task`` loaded: the
+    engine that scores a saved model on other data (``ilpkit predict``/``explain``)."""
+    manager = manager or get_plugin_manager()
+    opts = {**dict(options or {}), **({"trust_data": True} if trust_data else {})}
+    backend = manager.make("backend", name, opts)
     backend.load(task)
     return backend
 

@@ -42,6 +42,12 @@ class Executor(Protocol):
         ...
 
 
+def runs_in_process(executor: object) -> bool:
+    """What ``executor`` declares as ``in_process``; an executor that declares nothing is
+    taken to run its units elsewhere (members are shipped to it, the safe choice)."""
+    return bool(getattr(executor, "in_process", False))
+
+
 class ExecutorBase:
     """Context-manager plumbing shared by executors: ``with`` closes, a closed one refuses."""
 

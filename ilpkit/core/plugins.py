@@ -86,7 +86,8 @@ KIND_CONTRACTS: Final[Mapping[PluginKind, str]] = {
     "search": "a SearchStrategy yielding evaluated clauses from a SearchContext",
     "scorer": "a Scorer turning coverage counts into a score",
     "learner": "a Learner whose fit(task, ctx) returns a Model",
-    "executor": "an Executor (ilpkit.core.executor): map(fn, units) in order, and close()",
+    "executor": "an Executor (ilpkit.core.executor): map(fn, units) in order, close(), and "
+    "in_process (whether units run in the calling process)",
 }
 """What the factory of each kind of plugin must build."""
 

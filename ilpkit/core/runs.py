@@ -26,7 +26,7 @@ import numpy as np
 
 from ilpkit.core.config import RunConfig, dump_config, load_config
 from ilpkit.core.errors import ConfigError, IlpkitError
-from ilpkit.core.executor import Executor
+from ilpkit.core.executor import Executor, runs_in_process
 from ilpkit.core.experiment import (
     Unit,
     UnitResult,
@@ -203,7 +203,7 @@ def parallel_mode(config: RunConfig) -> str:
 
 def _results(config: RunConfig, executor: Executor, todo: list[Unit]) -> Any:
     """Unit results in order: units on the executor, or units here with their members on it."""
-    if parallel_mode(config) == "folds" or executor.in_process:
+    if parallel_mode(config) == "folds" or runs_in_process(executor):
         return executor.map(run_unit, todo)
     return (run_unit(unit, members=executor) for unit in todo)
 
