@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
@@ -119,6 +119,9 @@ class LearnerCapabilities:
     """Its independent members (seeds, theories) may run on an executor (``run_members``)."""
     uses_tune: bool = False
     """It uses ``ctx.tune_ids`` (tune folds) when the experiment gives some."""
+    quick_options: Mapping[str, Any] = field(default_factory=dict)
+    """Options for a small, fast fit (few seeds, members or rounds), used by
+    :func:`ilpkit.testing.check_learner`."""
 
 
 DEFAULT_CAPABILITIES = LearnerCapabilities()

@@ -197,7 +197,11 @@ class PRankBoost(_Booster):
     name = "prankboost"
     # the weak learner always hill climbs on weighted AURPC (recorded by `ilpkit cv`)
     capabilities = LearnerCapabilities(
-        takes_search=False, takes_scorer=False, default_search="hillclimb", default_scorer="aurpc"
+        takes_search=False,
+        takes_scorer=False,
+        default_search="hillclimb",
+        default_scorer="aurpc",
+        quick_options={"rounds": 3},
     )
     options: PRankBoostOptions
 
@@ -214,7 +218,11 @@ class PRankBoost(_Booster):
 class RankBoost(_Booster):
     name = "rankboost"
     capabilities = LearnerCapabilities(
-        takes_search=False, takes_scorer=False, default_search="hillclimb", default_scorer="auroc"
+        takes_search=False,
+        takes_scorer=False,
+        default_search="hillclimb",
+        default_scorer="auroc",
+        quick_options={"rounds": 3},
     )
 
     def __init__(self, options: RankBoostOptions | None = None) -> None:

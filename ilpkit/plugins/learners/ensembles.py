@@ -178,7 +178,7 @@ class AlephEnsembleModel:
 
 class AlephEnsembleLearner:
     name = "aleph-ensemble"
-    capabilities = LearnerCapabilities(has_members=True)
+    capabilities = LearnerCapabilities(has_members=True, quick_options={"theories": 2})
     """Member theories are independent units that ``ctx.executor`` may run (cv.parallel)."""
 
     def __init__(self, options: AlephEnsembleOptions | None = None) -> None:

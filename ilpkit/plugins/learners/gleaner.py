@@ -516,7 +516,11 @@ def _all(backend: ClauseBackend, ids: npt.NDArray[np.int64] | None) -> npt.NDArr
 class GleanerLearner:
     name = "gleaner"
     capabilities = LearnerCapabilities(
-        default_search="rrr", default_scorer="pr", has_members=True, uses_tune=True
+        default_search="rrr",
+        default_scorer="pr",
+        has_members=True,
+        uses_tune=True,
+        quick_options={"seeds": 2, "clauses_per_seed": 20},
     )
     """Seeds are independent members that ``ctx.executor`` may run (cv.parallel)."""
 
