@@ -21,7 +21,8 @@ from ilpkit.core.config import (
     resolve_plugins,
 )
 from ilpkit.core.errors import ConfigError
-from ilpkit.core.plugins import KINDS, PluginManager
+from ilpkit.core.config import RUN_KINDS as KINDS
+from ilpkit.core.plugins import PluginManager
 from ilpkit.plugins.executors.local import LocalOptions
 from ilpkit.plugins.learners.theory import TheoryOptions
 
@@ -51,7 +52,7 @@ def test_a_bundled_dataset_name_stays_a_name_unless_a_folder_has_it(tmp_path: Pa
 def test_minimal_file_gets_the_defaults(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, '[data]\npath = "data/uwcse"\n'))
     assert config.data == DataConfig(path=tmp_path / "data" / "uwcse")
-    assert config.data.format is DataFormat.AUTO
+    assert config.data.format == DataFormat.AUTO
     # search and scorer: auto (the learner's prescribed ones, else the data's settings)
     assert [config.plugin(k).name for k in KINDS] == [
         "native",
@@ -278,7 +279,7 @@ def test_apply_overrides(tmp_path: Path) -> None:
     merged = apply_overrides(base, ["backend.timeout=5", "seed=9", "data.format=boostsrl"])
     assert merged.backend == PluginChoice(name="native", options={"a": 1, "timeout": 5})
     assert merged.seed == 9
-    assert merged.data.format is DataFormat.BOOSTSRL
+    assert merged.data.format == DataFormat.BOOSTSRL
     assert base.seed == 0  # the base is not changed
 
 

@@ -208,7 +208,7 @@ def _config_from_options(
     curve: str | None,
     sets: list[str] | None,
     seed: int,
-    fmt: DataFormat,
+    fmt: str,
     stem: str | None,
     parallel: str = "auto",
 ) -> RunConfig:
@@ -234,7 +234,7 @@ def _config_from_options(
         options=options,
         settings=settings,
         seed=seed,
-        data_format=fmt.value,
+        data_format=str(fmt),
         stem=stem,
         cv={
             "folds": folds,

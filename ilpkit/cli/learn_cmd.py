@@ -135,7 +135,7 @@ def learn(
             settings=settings,
             options=options,
             seed=seed,
-            data_format=fmt.value,
+            data_format=str(fmt),
             stem=stem,
             trust_data=trust_data,
             out=out,
@@ -195,7 +195,7 @@ def predict(
         path,
         backend=backend,
         backend_options=options["backend"],
-        data_format=fmt.value,
+        data_format=str(fmt),
         stem=stem,
         trust_data=trust_data,
     )
@@ -243,7 +243,7 @@ def explain(
         console.print(f"{model.clauses_evaluated:,} clauses evaluated in training")
         return
     rules = explain_rules(
-        model, path, backend=backend, data_format=fmt.value, stem=stem, trust_data=trust_data
+        model, path, backend=backend, data_format=str(fmt), stem=stem, trust_data=trust_data
     )
     if path is not None:
         title = f"{model.learner} model {model_path} on {path}"

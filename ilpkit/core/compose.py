@@ -28,10 +28,10 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
 from ilpkit.core.bias import Settings
-from ilpkit.core.config import AUTO, PluginChoice, RunConfig, resolve_plugins
+from ilpkit.core.config import AUTO, RUN_KINDS, PluginChoice, RunConfig, resolve_plugins
 from ilpkit.core.errors import BiasError, ConfigError
 from ilpkit.core.learner import LearnContext, LearnerCapabilities, capabilities_of
-from ilpkit.core.plugins import KINDS, PluginKind, PluginManager, get_plugin_manager
+from ilpkit.core.plugins import PluginKind, PluginManager, get_plugin_manager
 from ilpkit.core.search import Observer
 from ilpkit.core.task import Task
 
@@ -140,10 +140,10 @@ def plugin_sections(
     """The plugin sections of a run (``{"learner": {"name": ..., "options": ...}, ...}``);
     ``None`` for search or scorer means ``auto``; ``trust_data`` sets the backend's."""
     opts = dict(options or {})
-    unknown = set(opts) - set(KINDS)
+    unknown = set(opts) - set(RUN_KINDS)
     if unknown:
         raise ConfigError(
-            f"{where}: unknown plugin kinds {sorted(unknown)} (kinds: {', '.join(KINDS)})"
+            f"{where}: unknown plugin kinds {sorted(unknown)} (kinds: {', '.join(RUN_KINDS)})"
         )
     names = {
         "learner": learner,
@@ -153,7 +153,7 @@ def plugin_sections(
         "executor": executor,
     }
     out: dict[str, dict[str, Any]] = {
-        kind: {"name": names[kind], "options": dict(opts.get(kind, {}))} for kind in KINDS
+        kind: {"name": names[kind], "options": dict(opts.get(kind, {}))} for kind in RUN_KINDS
     }
     if trust_data:
         out["backend"]["options"]["trust_data"] = True

@@ -32,15 +32,24 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from ilpkit.core import tomlw
 from ilpkit.core.errors import ConfigError, PluginError, path_str
-from ilpkit.core.plugins import KINDS, PluginKind, PluginManager
+from ilpkit.core.plugins import PluginKind, PluginManager
 from ilpkit.core.validation import issues
 
 __all__ = [
     "AUTO",
+    "RUN_KINDS",
     "CVConfig",
     "DataConfig",
     "DataFormat",
@@ -54,6 +63,10 @@ __all__ = [
     "resolve_plugins",
 ]
 
+RUN_KINDS: Final[tuple[PluginKind, ...]] = ("backend", "search", "scorer", "learner", "executor")
+"""The plugin kinds a run chooses (each a :class:`RunConfig` field); a dataset's format is
+chosen by ``data.format``."""
+
 AUTO: Final = "auto"
 """The search or scorer left to the learner's prescription, else the data's settings
 (resolved by :func:`ilpkit.core.compose.resolve`)."""
@@ -62,7 +75,8 @@ _TOML_POSITION: Final = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 
 
 class DataFormat(StrEnum):
-    """Dataset formats ``ilpkit.core.formats.load_task`` reads (``auto``: detect)."""
+    """The built-in dataset formats (``auto``: detect); installed format plugins add more,
+    so ``data.format`` takes any registered name."""
 
     AUTO = "auto"
     ALEPH = "aleph"
@@ -78,14 +92,30 @@ class DataConfig(BaseModel):
     path: Path = Field(
         description="Dataset folder, or a file stem (data/train for train.b, .f, .n)."
     )
-    format: DataFormat = Field(
-        default=DataFormat.AUTO,
-        description="Dataset format: auto (detect from the files), aleph, boostsrl or popper.",
+    format: str = Field(
+        default=DataFormat.AUTO.value,
+        description="Dataset format: auto (detect from the files), aleph, boostsrl, popper "
+        "or an installed format plugin (`ilpkit plugins`).",
     )
     stem: str | None = Field(
         default=None,
         description="Which task to read from a folder holding several (e.g. advisedby).",
     )
+
+    @field_validator("format")
+    @classmethod
+    def _registered_format(cls, value: str) -> str:
+        """``auto`` or the name of a registered format plugin (built-in or installed)."""
+        from ilpkit.core.formats import format_names
+
+        names = [DataFormat.AUTO.value, *format_names()]
+        if value not in names:
+            raise PydanticCustomError(
+                "unknown_format",
+                "Input should be {names} (an installed format plugin)",
+                {"names": ", ".join(repr(n) for n in names)},
+            )
+        return value
 
 
 class PluginChoice(BaseModel):
@@ -186,7 +216,7 @@ class RunConfig(BaseModel):
         return choice
 
 
-assert set(KINDS) <= set(RunConfig.model_fields), "every plugin kind needs a RunConfig field"
+assert set(RUN_KINDS) <= set(RunConfig.model_fields), "every run kind needs a RunConfig field"
 
 
 # --------------------------------------------------------------------------------------------
@@ -311,7 +341,7 @@ def apply_overrides(
     """
     config = base.model_dump() if isinstance(base, RunConfig) else copy.deepcopy(dict(base))
     overrides = parse_set_options(items)
-    for kind in KINDS:
+    for kind in RUN_KINDS:
         if isinstance(config.get(kind), str):
             config[kind] = {"name": config[kind]}
         change = overrides.get(kind)
@@ -325,7 +355,7 @@ def apply_overrides(
 
 def _route(parts: list[str]) -> tuple[str, ...]:
     head, rest = parts[0], parts[1:]
-    if head not in KINDS:
+    if head not in RUN_KINDS:
         return tuple(parts)
     if not rest:
         return (head, "name")
@@ -374,7 +404,7 @@ def resolve_plugins(
     """
     resolved: dict[PluginKind, BaseModel] = {}
     lines: list[str] = []
-    for kind in KINDS:
+    for kind in RUN_KINDS:
         choice = config.plugin(kind)
         if choice.name == AUTO and kind in ("search", "scorer"):
             continue
