@@ -18,6 +18,7 @@ from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from ilpkit.core.backend import BackendProtocol
 from ilpkit.core.bias import Settings
 from ilpkit.core.coverage import Coverage, Weighting
 from ilpkit.core.errors import ConfigError, DataError
@@ -29,15 +30,8 @@ from ilpkit.core.terms import Clause
 MODEL_FORMAT_VERSION = 1
 
 
-class ClauseBackend(Protocol):
-    """What models and learners need from a backend."""
-
-    def coverage(self, clause: Clause, among: Coverage | None = None) -> Coverage: ...
-
-    def saturate(self, example: Any, bias: Any = None, depth: int | None = None) -> Any: ...
-
-    @property
-    def n_examples(self) -> int: ...
+ClauseBackend = BackendProtocol
+"""What models and learners need from a backend: the one backend contract."""
 
 
 @dataclass(frozen=True)
