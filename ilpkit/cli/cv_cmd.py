@@ -80,10 +80,14 @@ def cv(
     ] = None,
     learner: Annotated[str, typer.Option("--learner", "-l", help="Learner plugin.")] = "theory",
     search: Annotated[
-        str | None, typer.Option(help="Search plugin (default: the learner's own, else the data's search setting).")
+        str | None,
+        typer.Option(
+            help="Search plugin (default: the learner's own, else the data's search setting)."
+        ),
     ] = None,
     scorer: Annotated[
-        str | None, typer.Option(help="Scorer plugin (default: the learner's own, else the data's evalfn).")
+        str | None,
+        typer.Option(help="Scorer plugin (default: the learner's own, else the data's evalfn)."),
     ] = None,
     backend: Annotated[str, typer.Option("--backend", "-b", help="Backend plugin.")] = "native",
     executor: Annotated[

@@ -94,11 +94,16 @@ def learn(
     learner: Annotated[str, typer.Option("--learner", "-l", help="Learner plugin.")] = "theory",
     search: Annotated[
         str | None,
-        typer.Option("--search", help="Search plugin (default: the learner's own, else the data's search setting)."),
+        typer.Option(
+            "--search",
+            help="Search plugin (default: the learner's own, else the data's search setting).",
+        ),
     ] = None,
     scorer: Annotated[
         str | None,
-        typer.Option("--scorer", help="Scorer plugin (default: the learner's own, else the data's evalfn)."),
+        typer.Option(
+            "--scorer", help="Scorer plugin (default: the learner's own, else the data's evalfn)."
+        ),
     ] = None,
     backend: BackendOpt = "native",
     sets: SetOpt = None,
