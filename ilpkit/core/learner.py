@@ -13,7 +13,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -154,6 +154,39 @@ def capabilities_of(learner: object) -> LearnerCapabilities:
 M = TypeVar("M")
 
 
+@dataclass(frozen=True)
+class Shipped(Generic[M]):
+    """How a learner's member runs on an executor's worker (:meth:`LearnContext.run_members`).
+
+    ``run(task, ctx, payload)`` is a module-level function returning plain data; the
+    framework rebuilds ``task`` and ``ctx`` (backend, search, scorer, seed) in the worker
+    from the run's recipe. ``payload(k)`` is member k's picklable part; ``decode`` turns the
+    plain data back into the member here.
+    """
+
+    run: Callable[[Task, LearnContext, Any], Any]
+    payload: Callable[[int], Any]
+    decode: Callable[[Any], M]
+
+
+@dataclass(frozen=True)
+class MemberJob:
+    """One member as shipped to a worker: the recipe, the seed, the learner's function."""
+
+    recipe: Any
+    seed: int
+    run: Callable[[Task, LearnContext, Any], Any]
+    payload: Any
+
+
+def run_member_job(job: MemberJob) -> Any:
+    """Run one shipped member in a worker (task and backend cached per worker process)."""
+    from ilpkit.core.compose import worker_context
+
+    task, ctx = worker_context(job.recipe, job.seed)
+    return job.run(task, ctx, job.payload)
+
+
 @dataclass
 class LearnContext:
     """What a learner receives besides the task: engine, search, scorer, randomness, hooks."""
@@ -186,16 +219,27 @@ class LearnContext:
         what: str,
         count: int,
         here: Callable[[int], M],
-        shipped: tuple[Callable[[Any], Any], Callable[[int], Any], Callable[[Any], M]],
+        shipped: Shipped[M] | tuple[Callable[[Any], Any], Callable[[int], Any], Callable[[Any], M]],
     ) -> list[M]:
         """Members ``0 .. count-1`` of a learner (Gleaner seeds, ensemble theories), each
-        reported as a step named ``what``.  With ``executor`` and ``recipe`` set, member k
-        runs as ``worker(unit(k))`` on the executor and its plain-data result is decoded
-        here (``shipped = (worker, unit, decode)``); otherwise ``here(k)`` runs in this
-        process."""
+        reported as a step named ``what``: the one framework-owned way to run them.
+
+        Without an executor, ``here(k)`` runs in this process. With ``executor`` and
+        ``recipe`` set, member k runs on the executor: as ``shipped.run(task, ctx,
+        shipped.payload(k))`` in a worker whose task and context the framework rebuilds
+        (:class:`Shipped`), or, in the older form ``shipped = (worker, unit, decode)``, as
+        ``worker(unit(k))``; either way its plain-data result is decoded here."""
         if self.executor is not None and self.recipe is not None:
-            worker, unit, decode = shipped
-            raw = self.executor.map(worker, [unit(k) for k in range(count)])
+            if isinstance(shipped, Shipped):
+                jobs = [
+                    MemberJob(self.recipe, self.seed, shipped.run, shipped.payload(k))
+                    for k in range(count)
+                ]
+                raw = self.executor.map(run_member_job, jobs)
+                decode = shipped.decode
+            else:
+                worker, unit, decode = shipped
+                raw = self.executor.map(worker, [unit(k) for k in range(count)])
             results = (decode(r) for r in raw)
         else:
             results = (here(k) for k in range(count))

@@ -28,6 +28,7 @@ from ilpkit.core.learner import (
     LearnContext,
     LearnerCapabilities,
     Rule,
+    Shipped,
 )
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.task import Task
@@ -55,10 +56,8 @@ class AlephEnsembleOptions(BaseModel):
 class MemberUnit:
     """One member theory as plain data, for executors that run it in another process."""
 
-    recipe: Any  # RunConfig
     options: AlephEnsembleOptions
     index: int
-    seed: int
     train: list[int]
 
 
@@ -83,10 +82,8 @@ def learn_member(
     return learner.fit(task, member_ctx)
 
 
-def run_member_unit(unit: MemberUnit) -> dict[str, Any]:
-    from ilpkit.core.compose import worker_context
-
-    task, ctx = worker_context(unit.recipe, unit.seed)
+def run_member_unit(task: Task, ctx: LearnContext, unit: MemberUnit) -> dict[str, Any]:
+    """Learn one member theory in a worker (the framework rebuilt task and context there)."""
     ctx.train_ids = np.asarray(unit.train, dtype=np.int64)
     return learn_member(task, ctx, unit.options, unit.index).to_json()
 
@@ -193,9 +190,9 @@ class AlephEnsembleLearner:
             "theories",
             self.options.theories,
             lambda k: learn_member(task, ctx, self.options, k),
-            (
+            Shipped(
                 run_member_unit,
-                lambda k: MemberUnit(ctx.recipe, self.options, k, ctx.seed, train),
+                lambda k: MemberUnit(self.options, k, train),
                 TheoryModel.from_json,
             ),
         )
