@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ilpkit.core.config import RunConfig, load_config, resolve_plugins
-from ilpkit.core.learner import Model, Rule
+from ilpkit.core.learner import Model, Recorded, Rule
 from ilpkit.core.search import Evaluated, Observer
 from ilpkit.core.task import POS, Task
 
@@ -211,9 +211,8 @@ def learn(
         finally:
             if pool is not None:
                 pool.close()
-    info = getattr(model, "info", None)
-    if isinstance(info, dict):
-        info.update(
+    if isinstance(model, Recorded):
+        model.info.update(
             {
                 "data": task.name if isinstance(data, Task) else str(data),
                 "backend": config.backend.name,

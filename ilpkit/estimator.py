@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from ilpkit.core.calibration import Isotonic, isotonic_fit
 from ilpkit.core.errors import ConfigError
-from ilpkit.core.learner import Model
+from ilpkit.core.learner import Model, Probabilistic
 from ilpkit.core.task import NEG, POS, Task
 
 Examples = npt.ArrayLike | Task | None
@@ -164,9 +164,8 @@ class ILPEstimator:
         """Columns P(negative), P(positive), scikit-learn's layout."""
         backend, ids, close = self._resolve(examples)
         try:
-            own = getattr(self.model_, "predict_proba", None)
-            if own is not None:
-                positive = np.asarray(own(backend, ids), dtype=np.float64)
+            if isinstance(self.model_, Probabilistic):
+                positive = np.asarray(self.model_.predict_proba(backend, ids), dtype=np.float64)
             else:
                 positive = self.calibration_(self.model_.score(backend, ids))
         finally:

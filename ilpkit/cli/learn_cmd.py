@@ -24,7 +24,7 @@ from ilpkit.cli.common import (
     split_sets,
 )
 from ilpkit.core.config import DataFormat
-from ilpkit.core.learner import Rule, load_model
+from ilpkit.core.learner import Recorded, Rule, SelfExplaining, load_model
 from ilpkit.core.search import Evaluated
 
 SECTIONS: Final = ("", "backend", "search", "scorer", "learner", "executor")
@@ -151,8 +151,7 @@ def learn(
     elapsed = time.perf_counter() - started
     if quiet:
         return
-    info = getattr(model, "info", None)
-    used = info if isinstance(info, dict) else {}
+    used = model.info if isinstance(model, Recorded) else {}
     console = Console(highlight=False)
     print_rules(console, model.rules(), title=f"{learner} model of {path}")
     console.print(
@@ -240,11 +239,10 @@ def explain(
 
     model = load_model(model_path)
     title = f"{model.learner} model {model_path} (training counts)"
-    ensemble_table = getattr(model, "explain_table", None)
-    if ensemble_table is not None and path is None and not json_output:
+    if isinstance(model, SelfExplaining) and path is None and not json_output:
         # an ensemble that explains itself (boosting: weak hypotheses ordered by alpha)
         console = Console(highlight=False)
-        console.print(ensemble_table(title))
+        console.print(model.explain_table(title))
         console.print(f"{model.clauses_evaluated:,} clauses evaluated in training")
         return
     rules = explain_rules(

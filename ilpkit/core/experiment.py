@@ -43,7 +43,7 @@ from ilpkit.core.compose import (
 )
 from ilpkit.core.config import RunConfig
 from ilpkit.core.errors import ConfigError, DataError
-from ilpkit.core.learner import Model
+from ilpkit.core.learner import Model, PointClassifiers, Probabilistic, Snapshots
 from ilpkit.core.metrics import (
     accuracy,
     auroc,
@@ -278,9 +278,8 @@ def run_unit(unit: Unit, members: Any = None) -> UnitResult:
     scores = model.score(backend, labelled)
     metrics = evaluate(model, backend, labelled, labels, scores)
     curve = []
-    at_budget: Callable[[int], Model | None] | None = getattr(model, "at_budget", None)
     for budget in config.cv.curve:
-        snapshot = at_budget(budget) if at_budget is not None else None
+        snapshot = model.at_budget(budget) if isinstance(model, Snapshots) else None
         if snapshot is None:
             break
         s = snapshot.score(backend, labelled)
@@ -330,9 +329,8 @@ def evaluate(
     fp = float(np.sum(predicted & (labels == 0)))
     metrics["f1"] = f1(tp, fp, p)
     metrics["accuracy"] = accuracy(tp, fp, p, n)
-    predict_proba = getattr(model, "predict_proba", None)
-    if predict_proba is not None and len(labels):
-        probs = np.asarray(predict_proba(backend, ids), dtype=np.float64)
+    if isinstance(model, Probabilistic) and len(labels):
+        probs = np.asarray(model.predict_proba(backend, ids), dtype=np.float64)
         metrics["mce"] = mean_cross_entropy(probs, labels, PROBABILITY_FLOOR)
     return metrics
 
@@ -342,10 +340,9 @@ def _point_metrics(
 ) -> dict[str, float]:
     """AURPC over the model's own classifiers (Gleaner's per-bin theories, K-of-N votes),
     for models that define ``pr_counts``."""
-    pr_counts = getattr(model, "pr_counts", None)
-    if pr_counts is None or not 0 < labels.sum() < len(labels):
+    if not isinstance(model, PointClassifiers) or not 0 < labels.sum() < len(labels):
         return {}
-    points = pr_counts(backend, ids, labels == 1)
+    points = model.pr_counts(backend, ids, labels == 1)
     p, n = float(labels.sum()), float(len(labels) - labels.sum())
     return {"aurpc_points": aurpc(pr_points_from_counts(points, p, n))}
 

@@ -92,6 +92,57 @@ class Model(Protocol):
     def to_json(self) -> dict[str, Any]: ...
 
 
+# What a model may offer beyond :class:`Model`: each is a protocol the framework tests with
+# isinstance (declared by defining the method), not a name probed with getattr.
+
+
+@runtime_checkable
+class Snapshots(Protocol):
+    """A model that replays itself after fewer evaluated clauses (learning curves)."""
+
+    def at_budget(self, clauses: int) -> Model | None: ...
+
+
+@runtime_checkable
+class Probabilistic(Protocol):
+    """A model with its own probabilities (then no calibration is fitted; MCE is reported)."""
+
+    def predict_proba(
+        self, backend: ClauseBackend, ids: npt.NDArray[np.int64] | None = None
+    ) -> npt.NDArray[np.float64]: ...
+
+
+@runtime_checkable
+class PointClassifiers(Protocol):
+    """A model made of several classifiers (Gleaner's per-bin theories, K of N votes),
+    each a (TP, FP) point: their PR area is reported as ``aurpc_points``."""
+
+    def pr_counts(
+        self, backend: ClauseBackend, ids: npt.NDArray[np.int64], labels: npt.NDArray[np.bool_]
+    ) -> list[tuple[float, float]]: ...
+
+
+@runtime_checkable
+class SelfExplaining(Protocol):
+    """A model that explains itself as one table (boosting: weak hypotheses by alpha)."""
+
+    def explain_table(self, title: str) -> Any: ...
+
+
+@runtime_checkable
+class Recorded(Protocol):
+    """A model that records how it was learnt (``info``, saved with it)."""
+
+    info: dict[str, Any]
+
+
+@runtime_checkable
+class ModelLoader(Protocol):
+    """A learner that reads its saved models back."""
+
+    def model_from_json(self, data: dict[str, Any]) -> Model: ...
+
+
 @dataclass(frozen=True)
 class LearnerCapabilities:
     """What a learner takes and offers, declared by its class (``capabilities = ...``) and
@@ -321,8 +372,6 @@ def load_model(path: str | Path) -> Model:
     from ilpkit.core.plugins import get_plugin_manager
 
     learner = get_plugin_manager().make("learner", str(data["learner"]), {})
-    loader = getattr(learner, "model_from_json", None)
-    if loader is None:
+    if not isinstance(learner, ModelLoader):
         raise ConfigError(f"learner {data['learner']!r} cannot load saved models")
-    model: Model = loader(data)
-    return model
+    return learner.model_from_json(data)
