@@ -80,10 +80,6 @@ def open_backend(
 ) -> Any:
     """Build backend ``name`` with validated options and load ``task`` into it
     (``trust_data`` is ``--trust-data``: the backend then skips the data safety check)."""
-    from ilpkit.core.plugins import get_plugin_manager
+    from ilpkit.core.compose import open_named_backend
 
-    if trust_data:
-        options = {**options, "trust_data": True}
-    backend = get_plugin_manager().make("backend", name, options)
-    backend.load(task)
-    return backend
+    return open_named_backend(name, options, task, trust_data=trust_data)
