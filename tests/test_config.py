@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from ilpkit.core.config import (
+    RUN_KINDS,
     DataConfig,
     DataFormat,
     PluginChoice,
@@ -21,7 +22,6 @@ from ilpkit.core.config import (
     resolve_plugins,
 )
 from ilpkit.core.errors import ConfigError
-from ilpkit.core.config import RUN_KINDS as KINDS
 from ilpkit.core.plugins import PluginManager
 from ilpkit.plugins.executors.local import LocalOptions
 from ilpkit.plugins.learners.theory import TheoryOptions
@@ -54,7 +54,7 @@ def test_minimal_file_gets_the_defaults(tmp_path: Path) -> None:
     assert config.data == DataConfig(path=tmp_path / "data" / "uwcse")
     assert config.data.format == DataFormat.AUTO
     # search and scorer: auto (the learner's prescribed ones, else the data's settings)
-    assert [config.plugin(k).name for k in KINDS] == [
+    assert [config.plugin(k).name for k in RUN_KINDS] == [
         "native",
         "auto",
         "auto",
@@ -318,7 +318,7 @@ def test_resolve_plugins_validates_each_choice(tmp_path: Path, manager: PluginMa
     assert resolved["learner"] == TheoryOptions(max_rules=3)  # the real theory learner
     assert resolved["executor"] == LocalOptions(check_pickle=True)
     # search and scorer are auto here: ilpkit.core.compose.resolve names and checks them
-    assert set(resolved) == set(KINDS) - {"search", "scorer"}
+    assert set(resolved) == set(RUN_KINDS) - {"search", "scorer"}
 
 
 def test_resolve_plugins_reports_every_problem(tmp_path: Path, manager: PluginManager) -> None:
