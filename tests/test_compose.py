@@ -164,3 +164,24 @@ def test_core_imports_no_plugin() -> None:
                 if any(n == f or n.startswith(f + ".") for f in forbidden)
             ]
     assert offenders == []
+
+
+def test_builtin_backends_and_executors_declare_the_core_contracts(
+    manager: PluginManager,
+) -> None:
+    from ilpkit.core.backend import BackendProtocol
+    from ilpkit.core.executor import runs_in_process
+
+    members = [m for m in vars(BackendProtocol) if not m.startswith("_")]
+    assert {"coverage", "coverage_many", "saturate", "load", "close", "n_examples"} <= set(members)
+    for name in manager.names("backend"):
+        factory = manager.get("backend", name).factory
+        missing = [m for m in members if not hasattr(factory, m)]
+        assert missing == [], f"backend {name!r} lacks {missing}"
+    local = manager.make("executor", "local")
+    processes = manager.make("executor", "processes", {"workers": 1})
+    try:
+        assert runs_in_process(local) and not runs_in_process(processes)
+    finally:
+        local.close()
+        processes.close()
