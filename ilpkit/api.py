@@ -302,8 +302,12 @@ def predict(
 ) -> Predictions:
     """Score every example of ``data`` with ``model`` (a model or its JSON file), as
     ``ilpkit predict`` does, on a fresh ``backend`` loaded with ``data``."""
+    from ilpkit.core.mismatch import check_model_target
+
     fitted = _model(model)
     task = _data(data, data_format, stem)
+    target = fitted.to_json().get("target")
+    check_model_target(target if isinstance(target, str) else None, task, f"model {model}")
     with _engine(backend, backend_options, task, trust_data) as engine:
         scores = np.asarray(fitted.score(engine), dtype=np.float64)
         predicted = np.asarray(fitted.predict(engine), dtype=bool)

@@ -34,3 +34,43 @@ def bundled() -> Callable[..., tuple[Task, NativeBackend]]:
         return task, backend
 
     return build
+
+
+# The README's quick command deselects these (`pytest -m "not heavy"`); `pytest -m heavy`
+# runs them (.ci/run runs both). Whole modules that drive Prolog engines or compare every
+# backend/engine, and single end-to-end runs measured at over ~1.3 CPU s each
+# (`pytest -p` with a getrusage per test, self + children, on a loaded 2-core machine).
+HEAVY_MODULES = frozenset(
+    {
+        "test_backend_agreement.py",
+        "test_native_agreement.py",
+        "test_swi_backend.py",
+        "test_subprocess_backend.py",
+        "test_reader_swipl.py",
+    }
+)
+HEAVY_TESTS = frozenset(
+    {
+        "test_experiment.py::test_uwcse_run_directory_holds_config_units_models_report_plots",
+        "test_experiment.py::test_dask_local_cluster_gives_identical_results",
+        "test_experiment.py::test_processes_executor_gives_identical_results",
+        "test_experiment.py::test_report_plots_every_runs_mean_learning_curve",
+        "test_experiment.py::test_report_compares_runs_with_a_paired_t_test",
+        "test_synth.py::test_gleaner_ranks_well_and_recovers_planted_rules",
+        "test_gleaner.py::test_cv_ships_gleaner_seeds_not_folds_to_the_executor",
+        "test_gleaner.py::test_cv_with_seeds_on_worker_processes_matches_local",
+        "test_gleaner.py::test_gleaner_cv_on_uwcse_reports_point_aurpc",
+        "test_gleaner.py::test_cli_learn_gleaner_with_a_processes_executor_matches_in_process",
+        "test_gleaner.py::test_same_model_with_seeds_on_worker_processes",
+        "test_gleaner.py::test_cv_reports_each_seed_of_the_units_running_here",
+    }
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the heavy tests (see HEAVY_MODULES and HEAVY_TESTS)."""
+    for item in items:
+        module = item.path.name
+        name = getattr(item, "originalname", item.name)
+        if module in HEAVY_MODULES or f"{module}::{name}" in HEAVY_TESTS:
+            item.add_marker(pytest.mark.heavy)

@@ -14,6 +14,7 @@ from ilpkit.core.formats import boostsrl, popper
 from ilpkit.core.reader import read_term
 from ilpkit.core.task import NEG, POS, UNLABELED, ExampleBuilder, Program, Task
 from ilpkit.core.terms import Clause, Const, Str, Struct, Term, make_list
+from tests.skips import shared_data_missing
 
 DATA = Path(__file__).parent / "data"
 SHARED = Path(__file__).parents[1].parent / "shared" / "data"
@@ -371,7 +372,7 @@ def test_a_folder_holding_only_the_data_set_folder(tmp_path: Path) -> None:
 
 
 @pytest.mark.shared_data
-@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/data is not there")
+@pytest.mark.skipif(not SHARED.is_dir(), reason=shared_data_missing(SHARED))
 def test_real_boostsrl_data_sets() -> None:
     """Counts measured independently with grep -c on the example files."""
     trains = FMT.load(SHARED / "trains/boostsrl_starling/Trains")

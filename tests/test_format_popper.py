@@ -13,6 +13,7 @@ from ilpkit.core.formats import boostsrl, popper
 from ilpkit.core.reader import read_term
 from ilpkit.core.task import NEG, POS, UNLABELED, ExampleBuilder, Program, Task
 from ilpkit.core.terms import Const, Struct
+from tests.skips import shared_data_missing
 
 DATA = Path(__file__).parent / "data"
 SHARED = Path(__file__).parents[1].parent / "shared" / "data"
@@ -281,7 +282,7 @@ def test_missing_examples_and_bias(tmp_path: Path) -> None:
 
 
 @pytest.mark.shared_data
-@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/data is not there")
+@pytest.mark.skipif(not SHARED.is_dir(), reason=shared_data_missing(SHARED))
 def test_real_ilp_experiments_data_sets() -> None:
     """Counts measured independently with grep -c 'pos(' / 'neg(' on the example files."""
     trains = SHARED / "trains/prolog_ilpexp"

@@ -1153,7 +1153,7 @@ def swipl() -> str | None:
     if path is None:
         if os.environ.get("ILPKIT_REQUIRE_BACKENDS"):
             pytest.fail("swipl is not on PATH but ILPKIT_REQUIRE_BACKENDS is set")
-        pytest.skip("swipl not on PATH")
+        pytest.skip("swipl is not on PATH (install: apt-get install swi-prolog-nox)")
     return path
 
 

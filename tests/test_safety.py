@@ -32,6 +32,7 @@ from ilpkit.core.safety import (
 from ilpkit.core.task import Task
 from ilpkit.core.terms import Clause, Term
 from ilpkit.datasets import BUNDLED, bundled_path
+from tests.skips import shared_data_missing
 from tests.test_shared_data_sweep import CASES, SHARED
 
 HOSTILE = Path(__file__).parent / "data" / "hostile"
@@ -248,7 +249,7 @@ def test_bundled_datasets_pass(name: str) -> None:
 
 
 @pytest.mark.shared_data
-@pytest.mark.skipif(not SHARED.is_dir(), reason=f"{SHARED} not present")
+@pytest.mark.skipif(not SHARED.is_dir(), reason=shared_data_missing(SHARED))
 @pytest.mark.parametrize(
     ("variant", "stem"),
     [(c[0], c[1]) for c in CASES],

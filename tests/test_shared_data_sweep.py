@@ -14,12 +14,13 @@ import pytest
 
 from ilpkit.core.errors import FormatError, PrologSyntaxError
 from ilpkit.core.formats import load_task
+from tests.skips import shared_data_missing
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 pytestmark = [
     pytest.mark.shared_data,
-    pytest.mark.skipif(not SHARED.is_dir(), reason=f"{SHARED} not present"),
+    pytest.mark.skipif(not SHARED.is_dir(), reason=shared_data_missing(SHARED)),
 ]
 
 # (variant, stem, format, target, positives, negatives, {fold: (pos, neg)} or None)

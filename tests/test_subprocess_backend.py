@@ -36,6 +36,7 @@ from ilpkit.core.refine import Refiner
 from ilpkit.core.task import Task
 from ilpkit.core.terms import Clause, Const, Struct, Var
 from tests.reference_prover import load_bundled, make_task, require_backends, term
+from tests.skips import engine_missing
 
 ENGINES = ["swipl", "gprolog", "yap"]
 RING_PERCEPTION = {
@@ -51,7 +52,7 @@ def engine(request: pytest.FixtureRequest) -> str:
     if shutil.which(PROFILES[name].executable) is None:
         if require_backends(name):
             pytest.fail(f"ILPKIT_REQUIRE_BACKENDS lists {name} but it is not on PATH")
-        pytest.skip(f"{name} is not on PATH")
+        pytest.skip(engine_missing(name))
     return name
 
 

@@ -22,6 +22,7 @@ from ilpkit.cli.common import (
 )
 from ilpkit.core.config import DataFormat
 from ilpkit.core.errors import DataError
+from ilpkit.core.mismatch import check_clause, check_seed
 from ilpkit.core.reader import PrologReader
 from ilpkit.core.terms import Clause, Term
 
@@ -53,8 +54,20 @@ def saturate(
     """Print the bottom clause of a seed example."""
     task = load(path, fmt, stem)
     options = split_sets(sets, ("backend",))
+    seed: Term | int
+    if example.isdigit():
+        seed = int(example)
+        if seed >= len(task.examples):
+            raise DataError(
+                f"--example {seed}: {task.name} has {len(task.examples)} examples "
+                f"(ids 0..{len(task.examples) - 1})"
+            )
+    else:
+        seed = _parse(example, "--example")
+        warning = check_seed(task, seed)
+        if warning:
+            typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW, err=True)
     with open_backend(backend, options["backend"], task, trust_data=trust_data) as engine:
-        seed: Term | int = int(example) if example.isdigit() else _parse(example, "--example")
         bottom = engine.saturate(seed, depth=depth)
     typer.echo(f"% {len(bottom)} literals, {bottom.n_vars} variables")
     typer.echo(str(bottom))
@@ -78,6 +91,7 @@ def coverage(
     task = load(path, fmt, stem)
     options = split_sets(sets, ("backend",))
     parsed = Clause.from_term(_parse(clause, "--clause"))
+    check_clause(task, parsed)
     with open_backend(backend, options["backend"], task, trust_data=trust_data) as engine:
         covered = engine.coverage(parsed)
     counts = covered.counts(task.examples)

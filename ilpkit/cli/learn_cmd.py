@@ -23,6 +23,7 @@ from ilpkit.cli.common import (
     TrustOpt,
     split_sets,
 )
+from ilpkit.cli.tables import fit_table
 from ilpkit.core.config import DataFormat
 from ilpkit.core.learner import Recorded, Rule, SelfExplaining, load_model
 from ilpkit.core.search import Evaluated
@@ -175,7 +176,7 @@ def print_rules(console: Console, rules: list[Rule], *, title: str) -> None:
         table.add_row(
             str(i), str(r.clause), f"{r.tp:g}", f"{r.fp:g}", f"{r.precision:.3f}", f"{r.recall:.3f}"
         )
-    console.print(table)
+    console.print(fit_table(table, console))
 
 
 def predict(
@@ -242,7 +243,7 @@ def explain(
     if isinstance(model, SelfExplaining) and path is None and not json_output:
         # an ensemble that explains itself (boosting: weak hypotheses ordered by alpha)
         console = Console(highlight=False)
-        console.print(model.explain_table(title))
+        console.print(fit_table(model.explain_table(title), console))
         console.print(f"{model.clauses_evaluated:,} clauses evaluated in training")
         return
     rules = explain_rules(

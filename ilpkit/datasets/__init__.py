@@ -34,4 +34,13 @@ def resolve_data_path(text: str) -> Path:
         return path
     if text in BUNDLED:
         return bundled_path(text)
+    if len(path.parts) == 1 and not any(path.parent.glob(path.name + ".*")):
+        import difflib
+
+        close = difflib.get_close_matches(text, BUNDLED, n=1)
+        if close:
+            raise DataError(
+                f"{text}: no such file or directory, nor a bundled dataset; did you mean "
+                f"{close[0]!r}? (`ilpkit datasets list` shows them)"
+            )
     return path

@@ -44,6 +44,7 @@ from ilpkit.core.learner import (
     Rule,
     Shipped,
     parse_clause,
+    rule_stats,
     subset_weighting,
 )
 from ilpkit.core.metrics import aurpc, f1, pr_points_from_counts
@@ -331,8 +332,11 @@ class GleanerModel:
         predict_choice: Choice | None = None,
         target: str | None = None,
         info: dict[str, Any] | None = None,
+        train_counts: dict[str, tuple[float, float, float, float]] | None = None,
     ) -> None:
         self.options = options
+        # clause text -> (TP, FP, precision, recall) on the training examples, for explain
+        self.train_counts = dict(train_counts or {})
         self.seeds = seeds
         self.tune_ids = tune_ids
         self.per_seed_budget = per_seed_budget
@@ -430,7 +434,9 @@ class GleanerModel:
     def rules(self) -> list[Rule]:
         rules: list[Rule] = []
         for b, clauses in sorted(self.bin_clauses().items()):
-            rules.extend(Rule(c, weight=float(b)) for c in clauses)
+            for c in clauses:
+                counts = self.train_counts.get(str(c), (0.0, 0.0, 0.0, 0.0))
+                rules.append(Rule(c, float(b), *counts))
         return rules
 
     def at_budget(self, clauses: int) -> GleanerModel:
@@ -442,6 +448,7 @@ class GleanerModel:
             self.tune_ids,
             per_seed_budget=per_seed,
             target=self.target,
+            train_counts=self.train_counts,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -482,6 +489,15 @@ class GleanerModel:
             predict_choice=choice(data.get("predict_choice")),
             target=data.get("target"),
             info=data.get("info", {}),
+            train_counts={
+                str(r["clause"]): (
+                    float(r.get("tp", 0.0)),
+                    float(r.get("fp", 0.0)),
+                    float(r.get("precision", 0.0)),
+                    float(r.get("recall", 0.0)),
+                )
+                for r in data.get("rules", [])
+            },
         )
 
 
@@ -549,6 +565,11 @@ class GleanerLearner:
             info={"seed": ctx.seed, "tune_is_train": tune is train},
         )
         model.fit_stage2(ctx.backend, task.examples.labels)
+        kept = list(dict.fromkeys(c for cs in model.bin_clauses().values() for c in cs))
+        model.train_counts = {
+            str(r.clause): (r.tp, r.fp, r.precision, r.recall)
+            for r in rule_stats(task, ctx.backend, kept, train)
+        }
         return model
 
 
