@@ -9,13 +9,23 @@ It follows scikit-learn's conventions (constructor arguments stored unchanged,
 ``get_params``/``set_params``, fitted attributes ending in ``_``) without depending on
 scikit-learn.  Examples are addressed by their ids in the fitted task, or given as another
 :class:`~ilpkit.core.task.Task` with the same background (a held-out split), which is loaded
-into a fresh backend.  ``predict_proba`` calibrates the model's scores on its training
-examples by isotonic regression with a Laplace-style prior, unless the model has its own
-probabilities.
+into a fresh backend.
+
+For scikit-learn's model selection (``cross_val_score``, ``GridSearchCV``, ``Pipeline``), bind
+the data at construction (``task=`` a Task, a dataset name or a folder) and pass examples as
+``X`` -- their ids in that task or their atoms (``"advisedby(person1,person2)"``) -- with the
+labels as ``y`` (1/True = positive)::
+
+    est = ILPEstimator(task="uwcse", settings={"i": 2, "nodes": 100})
+    cross_val_score(est, ids, labels, cv=3)      # score: area under the PR curve
+
+``predict_proba`` calibrates the model's scores on its training examples by isotonic
+regression with a Laplace-style prior, unless the model has its own probabilities.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 from typing import Any
 
@@ -49,6 +59,7 @@ class ILPEstimator:
         scorer_options: dict[str, Any] | None = None,
         backend_options: dict[str, Any] | None = None,
         seed: int = 0,
+        task: Task | str | None = None,
     ) -> None:
         self.learner = learner
         self.search = search
@@ -60,6 +71,7 @@ class ILPEstimator:
         self.scorer_options = scorer_options
         self.backend_options = backend_options
         self.seed = seed
+        self.task = task
 
     # -- scikit-learn parameter protocol -------------------------------------------------------
     @classmethod
@@ -88,8 +100,105 @@ class ILPEstimator:
         changed = [f"{k}={v!r}" for k, v in self.get_params().items() if v != defaults[k]]
         return f"ILPEstimator({', '.join(changed)})"
 
+    # -- scikit-learn's estimator tags -----------------------------------------------------------
+    _estimator_type = "classifier"  # scikit-learn < 1.6
+
+    def __sklearn_tags__(self) -> Any:
+        """A binary classifier whose ``X`` is a 1-d array of example ids or atoms (strings)."""
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+
+        return Tags(
+            estimator_type="classifier",
+            target_tags=TargetTags(required=True),
+            classifier_tags=ClassifierTags(multi_class=False),
+            input_tags=InputTags(one_d_array=True, two_d_array=False, string=True),
+        )
+
     # -- fitting ---------------------------------------------------------------------------------
-    def fit(self, task: Task, train_ids: npt.ArrayLike | None = None) -> ILPEstimator:
+    def fit(self, X: Task | npt.ArrayLike, y: npt.ArrayLike | None = None) -> ILPEstimator:
+        """Learn a model.
+
+        ``fit(task)`` / ``fit(task, train_ids)``: from ``task``'s ``train`` fold, or the
+        examples ``train_ids``, with the task's own labels.  ``fit(X, y)``: from the examples
+        ``X`` (ids or atoms) of the task bound at construction, labelled by ``y``; neither
+        ``X``, ``y`` nor that task is changed.
+        """
+        if isinstance(X, Task):
+            self._fit_task(X, None if y is None else np.asarray(y, dtype=np.int64))
+            self.classes_ = np.array([False, True])
+            return self
+        if y is None:
+            raise ConfigError("ILPEstimator.fit(X, y): y (the labels of X) is required")
+        task = self._bound_task()
+        ids = self._ids(X, task)
+        labels = np.asarray(y)
+        if labels.ndim != 1 or len(labels) != len(ids):
+            raise ConfigError(
+                f"ILPEstimator.fit: y has shape {labels.shape}; expected ({len(ids)},), one "
+                "label per example of X"
+            )
+        classes = np.unique(labels)
+        if len(classes) > 2:
+            raise ConfigError(f"ILPEstimator is a binary classifier; y has {len(classes)} classes")
+        positive = _positive_mask(labels, classes)
+        from dataclasses import replace
+
+        new_labels = task.examples.labels.copy()
+        new_labels[ids] = np.where(positive, POS, NEG)
+        relabelled = replace(task, examples=replace(task.examples, labels=new_labels))
+        self._fit_task(relabelled, ids)
+        self.classes_ = classes
+        return self
+
+    def score(self, X: npt.ArrayLike, y: npt.ArrayLike) -> float:
+        """Area under the precision-recall curve of ``decision_function(X)`` against ``y``
+        (not accuracy: on skewed data, predicting "negative" everywhere is accurate)."""
+        from ilpkit.core.metrics import aurpc, pr_points_from_scores
+
+        labels = np.asarray(y)
+        classes = getattr(self, "classes_", np.unique(labels))
+        positive = _positive_mask(labels, classes).astype(np.int64)
+        return float(aurpc(pr_points_from_scores(self.decision_function(X), positive)))
+
+    def _bound_task(self) -> Task:
+        if self.task is None:
+            raise ConfigError(
+                "ILPEstimator.fit(X, y) needs the data bound at construction: "
+                "ILPEstimator(task=<Task, dataset name or folder>, ...)"
+            )
+        if isinstance(self.task, Task):
+            return self.task
+        return _load_bound(str(self.task))
+
+    def _ids(self, X: Any, task: Task) -> npt.NDArray[np.int64]:
+        """Example ids of ``X``: ids as given, or atoms (terms or their text) looked up."""
+        items = np.asarray(X, dtype=object)
+        if items.ndim == 2 and items.shape[1] == 1:
+            items = items[:, 0]
+        if items.ndim != 1:
+            raise ConfigError(
+                f"ILPEstimator: X has shape {items.shape}; expected a 1-d array of example "
+                "ids or atoms"
+            )
+        if len(items) and all(isinstance(v, (int, np.integer)) for v in items):
+            ids = items.astype(np.int64)
+            bad = ids[(ids < 0) | (ids >= len(task.examples))]
+            if len(bad):
+                raise ConfigError(
+                    f"ILPEstimator: example id {int(bad[0])} is not in {task.name} "
+                    f"(ids 0..{len(task.examples) - 1})"
+                )
+            return ids
+        index = {str(a): i for i, a in enumerate(task.examples.atoms)}
+        out = []
+        for v in items:
+            i = index.get(str(v).strip().removesuffix("."))
+            if i is None:
+                raise ConfigError(f"ILPEstimator: {v} is not an example of {task.name}")
+            out.append(i)
+        return np.asarray(out, dtype=np.int64)
+
+    def _fit_task(self, task: Task, train_ids: npt.NDArray[np.int64] | None) -> ILPEstimator:
         """Learn a model from ``task`` (its ``train`` fold, or ``train_ids`` when given)."""
         from ilpkit.core.compose import (
             Choices,
@@ -152,13 +261,20 @@ class ILPEstimator:
         finally:
             close()
 
-    def predict(self, examples: Examples = None) -> npt.NDArray[np.bool_]:
-        """The model's own classification of each example."""
+    def predict(self, examples: Examples = None) -> npt.NDArray[Any]:
+        """The model's own classification of each example: True/False, or after
+        ``fit(X, y)`` the classes of ``y`` (``classes_[1]`` for positive)."""
         backend, ids, close = self._resolve(examples)
         try:
-            return np.asarray(self.model_.predict(backend, ids), dtype=bool)
+            predicted = np.asarray(self.model_.predict(backend, ids), dtype=bool)
         finally:
             close()
+        classes = getattr(self, "classes_", None)
+        if classes is None:
+            return predicted
+        if len(classes) == 1:
+            return np.full(len(predicted), classes[0])
+        return np.asarray(classes[predicted.astype(np.int64)])
 
     def predict_proba(self, examples: Examples = None) -> npt.NDArray[np.float64]:
         """Columns P(negative), P(positive), scikit-learn's layout."""
@@ -174,17 +290,60 @@ class ILPEstimator:
 
     def _resolve(self, examples: Examples) -> tuple[Any, npt.NDArray[np.int64] | None, Any]:
         if not hasattr(self, "model_"):
-            raise ConfigError("this ILPEstimator is not fitted yet; call fit(task) first")
+            raise _not_fitted_error()
         if isinstance(examples, Task):
             from ilpkit.core.compose import open_named_backend
 
             engine = open_named_backend(self.backend, self.backend_options, examples)
             return engine, examples.examples.ids, engine.close
-        ids = None if examples is None else np.asarray(examples, dtype=np.int64)
-        return self.backend_, ids, lambda: None
+        if examples is None:
+            return self.backend_, None, lambda: None
+        return self.backend_, self._ids(examples, self.task_), lambda: None
 
     def close(self) -> None:
         """Release the fitted backend (Prolog processes, caches)."""
         engine = getattr(self, "backend_", None)
         if engine is not None:
             engine.close()
+
+
+def _positive_mask(labels: npt.NDArray[Any], classes: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
+    """Which labels are the positive class: True/1, else the larger of two classes."""
+    if labels.dtype == bool:
+        return labels.astype(bool)
+    positive = classes[-1] if len(classes) else 1
+    if len(classes) == 1 and classes[0] in (0, False):
+        return np.zeros(len(labels), dtype=bool)
+    return np.asarray(labels == positive, dtype=bool)
+
+
+_BOUND: dict[str, Task] = {}
+
+
+def _load_bound(name: str) -> Task:
+    """A bound dataset read once per process (clones and folds share it; fits copy labels)."""
+    if name not in _BOUND:
+        from ilpkit import load_task
+
+        _BOUND[name] = load_task(name)
+    return _BOUND[name]
+
+
+@functools.cache
+def _not_fitted_class() -> type[ConfigError]:
+    """ConfigError, and scikit-learn's NotFittedError too when scikit-learn is installed."""
+    try:
+        from sklearn.exceptions import NotFittedError
+    except ImportError:
+        return ConfigError
+
+    class NotFitted(ConfigError, NotFittedError):  # type: ignore[misc]
+        """An ILPEstimator used before ``fit``."""
+
+    return NotFitted
+
+
+def _not_fitted_error() -> ConfigError:
+    return _not_fitted_class()(
+        "this ILPEstimator is not fitted yet; call fit(task) or fit(X, y) first"
+    )
