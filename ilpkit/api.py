@@ -122,6 +122,8 @@ def learn(
     observers: Sequence[Observer] = (),
     on_rule: Callable[[Evaluated], None] | None = None,
     on_progress: Callable[[int, int, str], None] | None = None,
+    time_limit: float | None = None,
+    on_plan: Callable[[int, str | None], None] | None = None,
 ) -> Model:
     """Learn a model from ``data`` (a path, a bundled dataset's name, or a loaded
     :class:`~ilpkit.core.task.Task`, which is not changed), as ``ilpkit learn`` does.
@@ -134,6 +136,10 @@ def learn(
     workers read the task. ``out`` writes the model as JSON (:func:`ilpkit.core.learner.
     save_model`). ``observers`` see every evaluated clause, ``on_rule`` every rule kept,
     ``on_progress(done, total, what)`` every step (for progress displays).
+    ``time_limit`` (seconds) stops the searches in this process once passed: the model holds
+    what was found by then and its ``info["time_limit_reached"]`` says so. ``on_plan(planned,
+    warning)`` hears, before learning, the most clauses the settings allow and a warning when
+    that is very large (:mod:`ilpkit.core.budget`).
     """
     from ilpkit.core.compose import (
         Choices,
@@ -149,6 +155,7 @@ def learn(
     from ilpkit.core.errors import ConfigError
     from ilpkit.core.learner import save_model
     from ilpkit.core.plugins import get_plugin_manager
+    from ilpkit.core.search import time_limit as time_limit_of
 
     manager = get_plugin_manager()
     config: RunConfig | Choices
@@ -192,7 +199,9 @@ def learn(
         task = open_task(config)
     config = resolve(config, task, manager=manager, where="learn()")
     fitter = make_learner(config, manager)
-    with open_backend(config, task, manager) as engine:
+    if on_plan is not None:
+        on_plan(*_plan(task, config.learner.name, fitter))
+    with open_backend(config, task, manager) as engine, time_limit_of(time_limit) as limit:
         pool = None
         if executor is not None:
             pool = manager.make("executor", config.executor.name, dict(config.executor.options))
@@ -221,9 +230,25 @@ def learn(
                 "settings": {k: _plain(v) for k, v in task.bias.settings.items()},
             }
         )
+        if limit is not None and limit.reached:
+            model.info["time_limit_reached"] = (
+                f"stopped after the time limit of {limit.seconds:g} s: the model holds what "
+                "was found by then"
+            )
     if out is not None:
         save_model(model, out)
     return model
+
+
+def _plan(task: Task, learner: str, fitter: Any) -> tuple[int, str | None]:
+    from ilpkit.core.budget import large_search_warning, planned_clauses
+    from ilpkit.core.learner import default_train_ids
+
+    options = fitter.options.model_dump() if hasattr(fitter, "options") else {}
+    train = default_train_ids(task)
+    positives = int(np.sum(task.examples.labels[train] == POS))
+    planned = planned_clauses(task, learner, options, positives)
+    return planned, large_search_warning(task, planned, positives)
 
 
 def _plain(value: object) -> object:

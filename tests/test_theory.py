@@ -118,7 +118,7 @@ def test_cli_learn_predict_explain(tmp_path: Path) -> None:
         ],
     )
     assert result.exit_code == 0, result.output
-    assert "1 rules" in result.stdout
+    assert "1 rule," in result.stdout
     data = json.loads(model_path.read_text())
     assert data["rules"][0]["clause"] == "eastbound(A) :- has_car(A,B), short(B), closed(B)."
     assert data["learner"] == "theory"

@@ -31,11 +31,25 @@ from ilpkit.core.search import Evaluated
 SECTIONS: Final = ("", "backend", "search", "scorer", "learner", "executor")
 
 
+def _duration(seconds: float) -> str:
+    """``42 s``, ``12 min``, ``3.5 h``, ``2.1 days``: a person's unit."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 172_800:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86_400:.1f} days"
+
+
 class LiveProgress:
-    """A rich status line: clauses evaluated, best score so far, rules kept."""
+    """A rich status line: clauses evaluated out of the most the settings allow, rate, the
+    time that budget would take at that rate, best score so far, rules kept."""
 
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
+        self.planned: int | None = None
+        self.started = time.monotonic()
         self.evaluated = 0
         self.best: float | None = None
         self.rules = 0
@@ -79,15 +93,31 @@ class LiveProgress:
         self.steps = f"{what} {done}/{total}  "
         self._update()
 
+    def plan(self, planned: int, warning: str | None) -> None:
+        """Before learning: the most clauses the settings allow, and a warning if huge."""
+        self.planned = planned
+        self.started = time.monotonic()
+        if warning:
+            typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW, err=True)
+
+    def describe(self) -> str:
+        """``clauses 5,643 of at most 56,500,000 (0.0%), 94/s, at most 7.0 days left``."""
+        best = "-" if self.best is None else f"{self.best:.4g}"
+        done = f"clauses {self.evaluated:,}"
+        elapsed = max(time.monotonic() - self.started, 1e-9)
+        rate = self.evaluated / elapsed
+        if self.planned:
+            share = 100.0 * self.evaluated / self.planned
+            done += f" of at most {self.planned:,} ({share:.1f}%)"
+        done += f", {rate:,.0f}/s"
+        if self.planned and rate > 0:
+            done += f", at most {_duration(max(self.planned - self.evaluated, 0) / rate)} left"
+        return f"{self.steps}{done}  best score {best}  rules {self.rules}"
+
     def _update(self) -> None:
         if self._progress is None:
             return
-        best = "-" if self.best is None else f"{self.best:.4g}"
-        self._progress.update(
-            self._task_id,
-            description=f"{self.steps}clauses evaluated {self.evaluated:,}  best score {best}  "
-            f"rules {self.rules}",
-        )
+        self._progress.update(self._task_id, description=self.describe())
 
 
 def learn(
@@ -121,6 +151,14 @@ def learn(
             "this executor: processes or dask (default: in this process)."
         ),
     ] = None,
+    time_limit: Annotated[
+        float | None,
+        typer.Option(
+            "--time-limit",
+            help="Stop searching after this many seconds and keep what was found (the model "
+            "says it was stopped); searches on worker processes are not stopped.",
+        ),
+    ] = None,
 ) -> None:
     """Learn a model. ``--set KEY=VALUE`` overrides the data's Aleph settings
     (clauselength, nodes, i, minpos, ...); ``--set learner.KEY=VALUE`` (and search., scorer.,
@@ -148,15 +186,22 @@ def learn(
             observers=[progress.observe],
             on_rule=progress.rule,
             on_progress=progress.step,
+            time_limit=time_limit,
+            on_plan=progress.plan,
         )
     elapsed = time.perf_counter() - started
+    stopped = isinstance(model, Recorded) and model.info.get("time_limit_reached")
+    if stopped:
+        typer.secho(f"warning: {stopped}", fg=typer.colors.YELLOW, err=True)
     if quiet:
         return
     used = model.info if isinstance(model, Recorded) else {}
     console = Console(highlight=False)
     print_rules(console, model.rules(), title=f"{learner} model of {path}")
+    n_rules = len(model.rules())
     console.print(
-        f"{len(model.rules())} rules, {model.clauses_evaluated:,} clauses evaluated, "
+        f"{n_rules} {'rule' if n_rules == 1 else 'rules'}, "
+        f"{model.clauses_evaluated:,} clauses evaluated, "
         f"{elapsed:.2f} s (learner {learner}, search {used.get('search', search)}, "
         f"scorer {used.get('scorer', scorer)}, backend {backend}, seed {seed})"
     )

@@ -32,7 +32,7 @@ from ilpkit.core.learner import (
     subset_weighting,
 )
 from ilpkit.core.plugins import PluginSpec
-from ilpkit.core.search import Acceptance, Evaluated, SearchContext
+from ilpkit.core.search import Acceptance, Evaluated, SearchContext, time_is_up
 from ilpkit.core.task import NEG, POS, Task
 from ilpkit.core.terms import Clause
 
@@ -167,6 +167,7 @@ class TheoryLearner:
             remaining
             and (self.options.max_rules is None or len(clauses) < self.options.max_rules)
             and (max_clauses is None or evaluated < max_clauses)
+            and not time_is_up()
         ):
             pool = sorted(remaining)
             seed = pool[0] if self.options.seed_order == "first" else order_rng.choice(pool)

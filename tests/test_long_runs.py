@@ -1,0 +1,67 @@
+"""Long runs: a planned-clauses bound for progress, a warning before a huge search, and a
+--time-limit that ends a run cleanly with what was found, marked as such."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import ilpkit
+from ilpkit.cli.learn_cmd import LiveProgress
+from ilpkit.cli.main import app
+from ilpkit.core.budget import LARGE_SEARCH, large_search_warning, planned_clauses
+from ilpkit.core.errors import ConfigError
+from ilpkit.core.search import time_is_up, time_limit
+
+runner = CliRunner()
+
+
+def test_planned_clauses_follow_the_settings() -> None:
+    task = ilpkit.load_task("uwcse")  # its own settings: nodes 500,000
+    # Aleph's covering loop: nodes per search, at most one search per positive (113)
+    assert planned_clauses(task, "theory", {}, 113) == 500_000 * 113
+    assert planned_clauses(task, "theory", {"max_clauses": 1_000}, 113) == 1_000
+    assert planned_clauses(task, "gleaner", {"seeds": 3, "clauses_per_seed": 50}, 113) == 150
+    assert planned_clauses(task, "prankboost", {"rounds": 10, "nodes": 20}, 113) == 200
+    warning = large_search_warning(task, 500_000 * 113, 113)
+    assert warning is not None and "56,500,000" in warning and "nodes=500,000" in warning
+    assert "--time-limit" in warning
+    assert large_search_warning(task, LARGE_SEARCH, 113) is None
+
+
+def test_progress_line_shows_budget_rate_and_time_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    progress = LiveProgress(enabled=False)
+    progress.plan(1_000, None)
+    progress.evaluated = 100
+    progress.started = time.monotonic() - 10.0  # 100 clauses in 10 s: 10/s, 900 left: 90 s
+    line = progress.describe()
+    assert "clauses 100 of at most 1,000 (10.0%)" in line
+    assert "10/s" in line and "at most 90 s left" in line
+
+
+def test_time_limit_rejects_a_non_positive_limit() -> None:
+    with pytest.raises(ConfigError, match="positive number of seconds"), time_limit(0):
+        pass
+    assert not time_is_up()  # no limit active outside the block
+
+
+def test_learn_warns_then_stops_at_the_time_limit(tmp_path: Path) -> None:
+    out = tmp_path / "m.json"
+    started = time.monotonic()
+    result = runner.invoke(app, ["learn", "uwcse", "--time-limit", "1", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "warning: these settings allow up to 56,500,000 clauses" in result.output
+    assert "stopped after the time limit of 1 s" in result.output
+    info = json.loads(out.read_text())["info"]
+    assert "time_limit_reached" in info
+    assert time.monotonic() - started < 120  # not the hours the settings allow
+
+
+def test_a_run_within_its_limit_is_not_marked() -> None:
+    model = ilpkit.learn("trains", search="topdown", scorer="laplace", time_limit=600)
+    assert "time_limit_reached" not in model.info  # type: ignore[attr-defined]
+    assert model.rules()
