@@ -1,0 +1,103 @@
+"""The shell commands shown in README.md and docs/*.md work as pasted.
+
+Every ``ilpkit`` command in a ```sh block is checked: the cheap ones (bundled trains data,
+look-ups, small learns) are run, in order, in a fresh folder per page, and must exit 0; the
+long ones (cross-validation runs, reports of their run folders, learning on UW-CSE) are
+parsed by the real command line -- every option must exist and take its value -- but not run
+(EXPENSIVE says which, and why). Installation lines (apt-get, venv, pip) are not run.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+import typer.main
+from typer.testing import CliRunner
+
+from ilpkit.cli.main import app
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+SKIP_PAGES = {"cli.md"}  # generated from the command line itself (test_cli_reference.py)
+runner = CliRunner()
+
+
+def expensive(argv: list[str]) -> str | None:
+    """Why a command is only parsed, not run (None: run it)."""
+    if argv[0] in ("cv", "run"):
+        return "a cross-validation run: minutes"
+    if argv[0] == "report":
+        return "reports the run folders of the cv commands above, which are not run"
+    if argv[0] == "learn" and len(argv) > 1 and argv[1] != "trains":
+        return "learning on a dataset larger than trains: tens of seconds"
+    if argv[0] in ("predict", "explain") and argv[1] in ("pb.json", "uwcse-model.json"):
+        return "needs the model of a learn command that is not run"
+    return None
+
+
+def shell_commands(page: Path) -> list[list[str]]:
+    """The ``ilpkit`` argument lists of a page's ```sh blocks, in order."""
+    text = page.read_text(encoding="utf-8")
+    out = []
+    for block in re.findall(r"```sh\n(.*?)```", text, flags=re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            for part in line.split("&&"):
+                words = shlex.split(part, comments=True)
+                if words and words[0].endswith("ilpkit"):
+                    out.append(words[1:])
+    return out
+
+
+def _pending(ctx: object) -> list[str]:
+    """A group context's unparsed words: the subcommand name and its arguments (click keeps
+    the name in ``protected_args``, private since click 8.2)."""
+    protected = getattr(ctx, "_protected_args", None) or getattr(ctx, "protected_args", [])
+    return [*protected, *getattr(ctx, "args", [])]
+
+
+def parse_only(argv: list[str]) -> None:
+    """Parse ``argv`` with the real command (options, values, arguments) without running it."""
+    group = typer.main.get_command(app)
+    ctx = group.make_context("ilpkit", list(argv), resilient_parsing=False)
+    name, command, rest = group.resolve_command(ctx, _pending(ctx))
+    while hasattr(command, "resolve_command") and rest:  # nested groups (data, datasets)
+        ctx = command.make_context(name, rest, parent=ctx)
+        name, command, rest = command.resolve_command(ctx, _pending(ctx))
+    assert command is not None, f"unknown command in {argv}"
+    command.make_context(str(name), list(rest), parent=ctx)
+
+
+@pytest.mark.parametrize(
+    "page", [p for p in PAGES if p.name not in SKIP_PAGES], ids=lambda p: p.name
+)
+def test_shell_commands_in_docs_work_as_pasted(
+    page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for argv in shell_commands(page):
+        if not argv or argv[0] == "--version":
+            result = runner.invoke(app, argv or ["--help"])
+            assert result.exit_code == 0, (page.name, argv, result.output)
+        elif expensive(argv):
+            parse_only(argv)
+        else:
+            result = runner.invoke(app, argv)
+            assert result.exit_code == 0, (page.name, argv, result.output)
+
+
+def test_pages_have_commands_to_check() -> None:
+    assert len(shell_commands(ROOT / "README.md")) >= 8
+    assert len(shell_commands(ROOT / "docs" / "getting-started.md")) >= 8
+
+
+def test_parse_only_catches_a_wrong_option() -> None:
+    import click
+
+    parse_only(["cv", "uwcse", "--tune-folds", "1", "--out", "r"])
+    with pytest.raises(click.UsageError):
+        parse_only(["cv", "uwcse", "--tune-fold", "1"])
+    with pytest.raises(click.BadParameter):
+        parse_only(["cv", "uwcse", "--tune-folds", "one"])
