@@ -94,10 +94,9 @@ def test_pages_have_commands_to_check() -> None:
 
 
 def test_parse_only_catches_a_wrong_option() -> None:
-    import click
-
     parse_only(["cv", "uwcse", "--tune-folds", "1", "--out", "r"])
-    with pytest.raises(click.UsageError):
+    # (typer vendors its own click: match the messages, not the classes)
+    with pytest.raises(Exception, match="No such option: --tune-fold"):
         parse_only(["cv", "uwcse", "--tune-fold", "1"])
-    with pytest.raises(click.BadParameter):
+    with pytest.raises(Exception, match="valid integer"):
         parse_only(["cv", "uwcse", "--tune-folds", "one"])
