@@ -220,11 +220,13 @@ def learn(
         finally:
             if pool is not None:
                 pool.close()
+        produced_by = engine_record(engine)
     if isinstance(model, Recorded):
         model.info.update(
             {
                 "data": task.name if isinstance(data, Task) else str(data),
                 "backend": config.backend.name,
+                "engine": produced_by,
                 "search": config.search.name,
                 "scorer": config.scorer.name,
                 "settings": {k: _plain(v) for k, v in task.bias.settings.items()},
@@ -238,6 +240,26 @@ def learn(
     if out is not None:
         save_model(model, out)
     return model
+
+
+def engine_record(engine: Any) -> dict[str, str]:
+    """What produced a model, for its record: ilpkit's version, and the Prolog engine or
+    bridge and its version when the backend runs one (a loaded backend knows them)."""
+    from ilpkit import __version__
+
+    record = {"ilpkit": __version__}
+    options = getattr(engine, "options", None)
+    for key in ("engine", "bridge"):
+        value = getattr(options, key, None)
+        if isinstance(value, str):
+            record[key] = value
+    bridge = getattr(engine, "bridge_name", "")
+    if isinstance(bridge, str) and bridge:
+        record["bridge"] = bridge  # the one "auto" chose
+    version = getattr(engine, "version", "")
+    if isinstance(version, str) and version:
+        record["version"] = version
+    return record
 
 
 def _plan(task: Task, learner: str, fitter: Any) -> tuple[int, str | None]:

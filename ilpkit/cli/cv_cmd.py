@@ -277,4 +277,6 @@ def _run(
     summary = results["summary"]
     cells = ", ".join(f"{k} {summary_cell(v)}" for k, v in summary.items())
     console.print(f"{results['n_units']} units: {cells}")
-    console.print(f"run directory: {out} (report.md, results.json, plots/)")
+    plots = Path(out) / "plots"
+    shown = "plots/" if plots.is_dir() and any(plots.iterdir()) else "no plots: no matplotlib"
+    console.print(f"run directory: {out} (report.md, results.json, {shown})")

@@ -64,11 +64,12 @@ def summary_tree(summary: Mapping[str, Any], *, title: str) -> Tree:
     return tree
 
 
-def _add_items(node: Tree, mapping: Mapping[str, Any]) -> None:
+def _add_items(node: Tree, mapping: Mapping[str, Any], top: bool = True) -> None:
     for key, value in mapping.items():
-        label = str(key).replace("_", " ")
+        # the summary's own field names read as words; data's names (has_car/2, fold_1) stay
+        label = str(key).replace("_", " ") if top else str(key)
         if isinstance(value, Mapping) and value:
-            _add_items(node.add(Text(f"{label} ({len(value)})", style="bold")), value)
+            _add_items(node.add(Text(f"{label} ({len(value)})", style="bold")), value, top=False)
         elif isinstance(value, (list, tuple)) and value:
             branch = node.add(Text(f"{label} ({len(value)})", style="bold"))
             for item in value[:_MAX_ITEMS]:

@@ -32,6 +32,10 @@ def report_error(err: IlpkitError) -> None:
 class IlpkitGroup(TyperGroup):
     """The root command group; its ``invoke`` wraps every subcommand in the error policy."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _plain_help(self)
+
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
@@ -41,3 +45,45 @@ class IlpkitGroup(TyperGroup):
         except KeyboardInterrupt:
             typer.echo("interrupted", err=True)
             raise typer.Exit(EXIT_INTERRUPTED) from None
+
+
+# Metavars a person reads in --help, instead of typer's ``<str>``/``{path}`` placeholders.
+_METAVARS: Final = {"str": "TEXT", "int": "INTEGER", "float": "NUMBER", "path": "PATH"}
+
+
+def _plain_help(command: Any) -> None:
+    """Give every parameter of ``command`` and its subcommands a plain metavar (TEXT, PATH,
+    an argument's own name) and turn reST double backticks in help texts into single ones."""
+    if getattr(command, "help", None):
+        command.help = command.help.replace("``", "`")
+    for param in getattr(command, "params", []):
+        if getattr(param, "is_flag", False) and hasattr(param, "display_type_rich"):
+            setattr(param, "display_type_rich", _no_type)  # noqa: B010 (a flag: no <bool>)
+            continue
+        if getattr(param, "metavar", None):
+            continue
+        if param.param_type_name == "argument":
+            name = str(param.name).upper()
+            param.metavar = name
+            if hasattr(param, "display_type_rich"):  # typer >= 0.20: {NAME} and <str> hints
+                setattr(param, "display_type_rich", _no_type)  # noqa: B010
+                shown = name if param.required else f"[{name}]"
+                setattr(param, "_usage_display_name", lambda shown=shown: shown)  # noqa: B010
+        else:
+            try:
+                type_name = str(param.bare_type()).lower()
+            except (AttributeError, TypeError):  # a plain click parameter: its own metavar
+                continue
+            if type_name == "bool":
+                continue
+            type_name = type_name.removeprefix("list[").removesuffix("]")
+            param.metavar = _METAVARS.get(type_name, type_name.upper())
+        if getattr(param, "help", None):
+            param.help = param.help.replace("``", "`")
+    for sub in getattr(command, "commands", {}).values():
+        _plain_help(sub)
+
+
+def _no_type(ctx: Any = None) -> None:
+    """No type column for a parameter whose name already says what it takes."""
+    return None

@@ -127,8 +127,8 @@ class SubprocessBackend(Backend):
         found = shutil.which(exe)
         if found is None:
             raise BackendUnavailable(
-                f"{self.profile.name} executable {exe!r} not found on PATH; install it (e.g. "
-                f"apt-get install {_PACKAGES[self.profile.name]}) or set backend.executable"
+                f"{self.profile.name} executable {exe!r} not found on PATH; install it "
+                f"({_INSTALL[self.profile.name]}) or set backend.executable"
             )
         return found
 
@@ -386,7 +386,12 @@ class SubprocessBackend(Backend):
         return reply == Struct("d", (Const("true"),))
 
 
-_PACKAGES = {"swipl": "swi-prolog-nox", "gprolog": "gprolog", "yap": "yap"}
+_INSTALL = {
+    "swipl": "apt-get install swi-prolog-nox",
+    "gprolog": "apt-get install gprolog",
+    # Debian 12 has no yap package
+    "yap": "Debian 12 has no yap package: build YAP from source, see docs/backends.md",
+}
 
 
 def probe_engine(options: SubprocessOptions) -> BackendStatus:
