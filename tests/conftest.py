@@ -63,6 +63,13 @@ HEAVY_TESTS = frozenset(
         "test_gleaner.py::test_cli_learn_gleaner_with_a_processes_executor_matches_in_process",
         "test_gleaner.py::test_same_model_with_seeds_on_worker_processes",
         "test_gleaner.py::test_cv_reports_each_seed_of_the_units_running_here",
+        "test_resolution.py::test_deep_recursion_on_a_10000_list",  # 92 CPU s
+        "test_resolution.py::test_throughput_benchmark",  # 39 CPU s
+        "test_resolution.py::test_naive_reverse_of_500",  # 25 CPU s
+        "test_boosting.py::test_cv_records_hillclimb_and_anytime_curves",
+        "test_compose.py::test_cv_cli_api_and_toml_give_the_same_models",
+        "test_ensembles.py::test_members_use_their_own_seed_orders_and_executors_agree",
+        "test_api.py::test_api_cv_and_run_write_the_same_results",
     }
 )
 

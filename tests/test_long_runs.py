@@ -65,3 +65,17 @@ def test_a_run_within_its_limit_is_not_marked() -> None:
     model = ilpkit.learn("trains", search="topdown", scorer="laplace", time_limit=600)
     assert "time_limit_reached" not in model.info  # type: ignore[attr-defined]
     assert model.rules()
+
+
+def test_cv_time_limit_marks_the_results(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    started = time.monotonic()
+    result = runner.invoke(
+        app, ["cv", "uwcse", "--folds", "2", "--time-limit", "1", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "searches were cut after the time limit of 1 s" in result.output
+    results = json.loads((out / "results.json").read_text())
+    assert "time limit of 1 s" in results["time_limit_reached"]
+    assert results["n_units"] == 2  # every unit still finished, with what it had found
+    assert time.monotonic() - started < 300

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -126,6 +127,15 @@ def cv(
     stem: StemOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no tables.")] = False,
     trust_data: TrustOpt = False,
+    time_limit: Annotated[
+        float | None,
+        typer.Option(
+            "--time-limit",
+            help="Cut every search in this process after this many seconds: the units then "
+            "finish at once with what they found, and results.json says so (searches on "
+            "worker processes are not cut).",
+        ),
+    ] = None,
 ) -> None:
     """Cross-validate a learner: every fold (and repeat) is a unit of work; the run directory
     gets config.toml, per-unit results and models, results.json, report.md and plots.
@@ -144,13 +154,13 @@ def cv(
         config = RunDirectory(resume).config()
         if path is not None or sets:
             config = from_options()
-        _run(config, resume, resume=True, quiet=quiet, trust_data=trust_data)
+        _run(config, resume, resume=True, quiet=quiet, trust_data=trust_data, limit=time_limit)
         return
     if path is None:
         raise ConfigError("give a dataset PATH (or --resume RUN_DIR)")
     if out is None:
         raise ConfigError("give the run directory to create with --out RUN_DIR")
-    _run(from_options(), out, resume=False, quiet=quiet, trust_data=trust_data)
+    _run(from_options(), out, resume=False, quiet=quiet, trust_data=trust_data, limit=time_limit)
 
 
 def run(
@@ -251,7 +261,13 @@ def _config_from_options(
 
 
 def _run(
-    config: RunConfig, out: Path, *, resume: bool, quiet: bool, trust_data: bool = False
+    config: RunConfig,
+    out: Path,
+    *,
+    resume: bool,
+    quiet: bool,
+    trust_data: bool = False,
+    limit: float | None = None,
 ) -> None:
     from ilpkit.core.config import resolve_plugins
     from ilpkit.core.plugins import get_plugin_manager
@@ -260,7 +276,9 @@ def _run(
     if trust_data:  # kept in the run's config.toml, so a resumed run trusts the data too
         config = apply_overrides(config, ["backend.trust_data=true"], where="--trust-data")
     resolve_plugins(config, get_plugin_manager(), where="options")
-    with UnitProgress(not quiet and sys.stderr.isatty()) as progress:
+    from ilpkit.core.search import time_limit
+
+    with UnitProgress(not quiet and sys.stderr.isatty()) as progress, time_limit(limit) as cut:
         results = run_experiment(
             config,
             out,
@@ -269,6 +287,8 @@ def _run(
             on_plan=progress.plan,
             on_step=progress.step,
         )
+    if cut is not None and cut.reached:
+        _mark_time_limit(Path(out), cut.seconds)
     if quiet:
         return
     from ilpkit.core.report import summary_cell
@@ -280,3 +300,17 @@ def _run(
     plots = Path(out) / "plots"
     shown = "plots/" if plots.is_dir() and any(plots.iterdir()) else "no plots: no matplotlib"
     console.print(f"run directory: {out} (report.md, results.json, {shown})")
+
+
+def _mark_time_limit(out: Path, seconds: float) -> None:
+    """Say in results.json, and on stderr, that searches were cut by ``--time-limit``."""
+    note = (
+        f"searches were cut after the time limit of {seconds:g} s: units that ran past it hold "
+        "what their searches had found by then"
+    )
+    results_file = out / "results.json"
+    if results_file.is_file():
+        data = json.loads(results_file.read_text(encoding="utf-8"))
+        data["time_limit_reached"] = note
+        results_file.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    typer.secho(f"warning: {note}", fg=typer.colors.YELLOW, err=True)
