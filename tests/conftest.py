@@ -70,6 +70,9 @@ HEAVY_TESTS = frozenset(
         "test_compose.py::test_cv_cli_api_and_toml_give_the_same_models",
         "test_ensembles.py::test_members_use_their_own_seed_orders_and_executors_agree",
         "test_api.py::test_api_cv_and_run_write_the_same_results",
+        "test_example_plugin.py::test_listed_by_ilpkit_plugins",
+        "test_example_plugin.py::test_its_own_tests_pass",
+        "test_example_plugin.py::test_its_format_is_detected_and_chosen_by_name",
     }
 )
 
