@@ -38,7 +38,8 @@ def bundled() -> Callable[..., tuple[Task, NativeBackend]]:
 
 # The README's quick command deselects these (`pytest -m "not heavy"`); `pytest -m heavy`
 # runs them (.ci/run runs both). Whole modules that drive Prolog engines or compare every
-# backend/engine, and single end-to-end runs measured at over ~1.3 CPU s each
+# backend/engine, the sweeps of the public datasets folder (marker shared_data: every
+# variant of ../shared/data loaded), and single end-to-end runs measured at over ~1.3 CPU s each
 # (`pytest -p` with a getrusage per test, self + children, on a loaded 2-core machine).
 HEAVY_MODULES = frozenset(
     {
@@ -70,6 +71,7 @@ HEAVY_TESTS = frozenset(
         "test_compose.py::test_cv_cli_api_and_toml_give_the_same_models",
         "test_ensembles.py::test_members_use_their_own_seed_orders_and_executors_agree",
         "test_api.py::test_api_cv_and_run_write_the_same_results",
+        "test_single_theory.py::test_single_theory_end_to_end_on_uwcse_with_a_tune_fold",
         "test_example_plugin.py::test_listed_by_ilpkit_plugins",
         "test_example_plugin.py::test_its_own_tests_pass",
         "test_example_plugin.py::test_its_format_is_detected_and_chosen_by_name",
@@ -82,5 +84,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         module = item.path.name
         name = getattr(item, "originalname", item.name)
-        if module in HEAVY_MODULES or f"{module}::{name}" in HEAVY_TESTS:
+        sweeps_shared_data = item.get_closest_marker("shared_data") is not None
+        if module in HEAVY_MODULES or f"{module}::{name}" in HEAVY_TESTS or sweeps_shared_data:
             item.add_marker(pytest.mark.heavy)
