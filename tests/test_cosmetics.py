@@ -79,3 +79,21 @@ def test_cv_does_not_claim_plots_it_could_not_draw(
     )
     assert result.exit_code == 0, result.output
     assert "no plots: no matplotlib" in result.output
+
+
+def test_learning_curve_ticks_are_the_budgets_without_overlapping_minor_labels() -> None:
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ilpkit.core.report import budget_ticks
+
+    fig, ax = plt.subplots()
+    ax.plot([300, 1000, 3000], [0.1, 0.2, 0.3])
+    ax.set_xscale("log")
+    budget_ticks(ax, [300, 1000, 3000])
+    fig.canvas.draw()
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels == ["300", "1,000", "3,000"]
+    assert all(t.get_text() == "" for t in ax.get_xticklabels(minor=True))
+    plt.close(fig)

@@ -202,10 +202,23 @@ def write_plots(folder: Path, units: Sequence[UnitResult]) -> list[Path]:
             xs = [p["clauses"] for p in u.curve]
             ax.plot(xs, [p["aurpc"] for p in u.curve], marker="o", label=u.key, alpha=0.7)
         ax.set_xscale("log")
+        budgets = sorted({p["clauses"] for u in with_curve for p in u.curve})
+        budget_ticks(ax, budgets)
         ax.set(xlabel="clauses evaluated", ylabel="test AURPC", title="Learning curves")
         ax.legend(fontsize="small")
         save(fig, "learning_curves")
     return written
+
+
+def budget_ticks(ax: Any, budgets: Sequence[float]) -> None:
+    """Label a log x-axis at the curve's budgets only (1,000 not 10^3), slanted, without the
+    minor labels that overlap them (2x10^2, 3x10^2, ...)."""
+    from matplotlib.ticker import FixedLocator, NullFormatter, StrMethodFormatter
+
+    ax.xaxis.set_major_locator(FixedLocator(sorted(budgets)))
+    ax.xaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.tick_params(axis="x", labelrotation=45)
 
 
 def plot_run_curves(runs: Sequence[RunDirectory], path: Path, metric: str = "aurpc") -> bool:
@@ -218,7 +231,6 @@ def plot_run_curves(runs: Sequence[RunDirectory], path: Path, metric: str = "aur
         import matplotlib.pyplot as plt
     except ImportError:
         return False
-    from matplotlib.ticker import FixedLocator, NullFormatter, StrMethodFormatter
 
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     bands = len(runs) <= 3  # more std bands than that hide each other
@@ -244,10 +256,7 @@ def plot_run_curves(runs: Sequence[RunDirectory], path: Path, metric: str = "aur
         if bands:
             ax.fill_between(xs, means - stds, means + stds, alpha=0.15)
     ax.set_xscale("log")
-    ax.xaxis.set_major_locator(FixedLocator(sorted(budgets)))
-    ax.xaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
-    ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.tick_params(axis="x", labelrotation=45)
+    budget_ticks(ax, sorted(budgets))
     ax.set(
         xlabel="clauses evaluated",
         ylabel=f"test {metric} (mean{' ± std' if bands else ''} over units)",
