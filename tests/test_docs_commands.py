@@ -100,3 +100,39 @@ def test_parse_only_catches_a_wrong_option() -> None:
         parse_only(["cv", "uwcse", "--tune-fold", "1"])
     with pytest.raises(Exception, match="valid integer"):
         parse_only(["cv", "uwcse", "--tune-folds", "one"])
+
+
+def test_ci_runs_the_readme_test_commands_exactly() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    quick = next(line for line in readme.splitlines() if 'pytest -q -m "not heavy"' in line)
+    heavy = next(line for line in readme.splitlines() if line.endswith("pytest -q -m heavy"))
+    assert quick in ci.splitlines() and heavy in ci.splitlines()
+    assert ci.index(quick) < ci.index(heavy)  # the quick command first
+    assert "heavy:" in (ROOT / "pyproject.toml").read_text(encoding="utf-8")  # registered
+
+
+def test_all_extra_holds_every_optional_dependency_that_installs_from_pypi() -> None:
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "optional-dependencies"
+    ]
+    everything = set(extras["all"])
+    for name in ("plots", "dask", "ml"):
+        assert set(extras[name]) <= everything, name
+    assert any(req.startswith("pyswip") for req in everything)
+    assert not any(req.startswith("janus-swi") for req in everything)  # compiled: not PyPI-only
+    # the README installs extras in one composed, editable install
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "pip install -q '.[plots]'" not in readme
+    assert "-e '.[test,plots]'" in readme
+
+
+def test_skip_reasons_say_what_to_get() -> None:
+    from tests.skips import engine_missing, shared_data_missing
+
+    assert "apt-get install swi-prolog-nox" in engine_missing("swipl")
+    assert "build YAP from source" in engine_missing("yap")
+    reason = shared_data_missing(Path("/x/shared/data"))
+    assert "/x/shared/data" in reason and "not part of the repository" in reason
