@@ -23,7 +23,7 @@ def test_help_shows_plain_metavars_and_no_rest_markup(command: str) -> None:
     result = runner.invoke(app, [command, "--help"], terminal_width=100)
     assert result.exit_code == 0
     text = result.output
-    for noise in ("<str>", "<int>", "<float>", "{path}", "{PATH}", "``"):
+    for noise in ("<str>", "<int>", "<float>", "<bool>", "{path}", "{PATH}", "``"):
         assert noise not in text, (command, noise)
     assert "PATH" in text
 

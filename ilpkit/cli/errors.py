@@ -80,6 +80,16 @@ def _plain_help(command: Any) -> None:
             param.metavar = _METAVARS.get(type_name, type_name.upper())
         if getattr(param, "help", None):
             param.help = param.help.replace("``", "`")
+    original = getattr(command, "get_help_option", None)
+    if original is not None:  # --help is made when help is shown: no <bool> on it either
+
+        def help_option(ctx: Any, original: Any = original) -> Any:
+            option = original(ctx)
+            if option is not None and hasattr(option, "display_type_rich"):
+                setattr(option, "display_type_rich", _no_type)  # noqa: B010
+            return option
+
+        setattr(command, "get_help_option", help_option)  # noqa: B010
     for sub in getattr(command, "commands", {}).values():
         _plain_help(sub)
 
