@@ -15,8 +15,8 @@ from ilpkit.core.plugins import KINDS, get_plugin_manager
 
 
 def plugin_options_text(kinds: tuple[str, ...] = KINDS) -> str:
-    """One paragraph per plugin with options (``kind name: OPTION (default X) doc | ...``),
-    then the names of the plugins without options."""
+    """One paragraph per plugin with options (``kind name:`` then one ``OPTION (default X)
+    doc`` a line), then the names of the plugins without options."""
     manager = get_plugin_manager()
     paragraphs = [
         "Plugin options, set with --set KIND.OPTION=VALUE (schemas: ilpkit plugins --json)"
@@ -33,7 +33,8 @@ def plugin_options_text(kinds: tuple[str, ...] = KINDS) -> str:
                 default = field.get_default(call_default_factory=True)
                 doc = f" {field.description.rstrip('.')}" if field.description else ""
                 parts.append(f"{name} (default {default!r}){doc}")
-            paragraphs.append(f"{kind} {spec.name}: " + " | ".join(parts))
+            # one option a line: a paragraph of " | "-joined options was hard to scan
+            paragraphs.append(f"{kind} {spec.name}:\n" + "\n".join(f"  {p}" for p in parts))
     if plain:
         paragraphs.append("Without options: " + ", ".join(plain))
     return "\n\n".join(paragraphs)
