@@ -82,3 +82,26 @@ def test_a_table_that_fits_is_left_whole() -> None:
     fit_table(table, Console(width=80))
     assert [str(c.header) for c in table.columns] == ["#", "rule", "TP"]
     assert table.caption is None
+
+
+def _builtin_learners() -> list[str]:
+    from ilpkit.core.plugins import PluginManager
+
+    return sorted(spec.name for spec in PluginManager(entry_points=False).specs("learner"))
+
+
+@pytest.mark.parametrize("name", _builtin_learners())
+def test_every_learners_rules_carry_training_counts(name: str) -> None:
+    import ilpkit
+    from ilpkit.core.learner import LearnerCapabilities, capabilities_of
+    from ilpkit.core.plugins import PluginManager
+
+    factory = PluginManager(entry_points=False).get("learner", name).factory
+    caps = capabilities_of(factory) if isinstance(factory, type) else LearnerCapabilities()
+    model = ilpkit.learn(
+        "trains", learner=name, settings={"nodes": 50}, options={"learner": caps.quick_options}
+    )
+    rules = model.rules()
+    assert rules, f"{name} learnt no rule on trains"
+    # every rule covers some training example: all-zero counts mean none were stored
+    assert all(r.tp + r.fp > 0 for r in rules), [(str(r.clause), r.tp, r.fp) for r in rules]
