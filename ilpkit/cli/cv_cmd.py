@@ -102,6 +102,17 @@ def cv(
     ] = None,
     tune_folds: Annotated[int, typer.Option(help="Folds with the tune role per unit.")] = 0,
     repeats: Annotated[int, typer.Option(help="Repetitions with different seeds.")] = 1,
+    pu_label_frequency: Annotated[
+        float | None,
+        typer.Option(
+            help="PU data: keep each training positive labeled with this probability c; "
+            "the other training examples become unlabeled (test folds keep true labels)."
+        ),
+    ] = None,
+    pu_labelings: Annotated[
+        int | None,
+        typer.Option(help="PU labelings drawn (one per repeat; sets --repeats)."),
+    ] = None,
     curve: Annotated[
         str | None,
         typer.Option(help="Learning-curve clause budgets, comma-separated (100,1000,10000)."),
@@ -131,7 +142,7 @@ def cv(
     def from_options() -> RunConfig:
         return _config_from_options(
             path, learner, search, scorer, backend, executor, folds, tune_folds, repeats,
-            curve, sets, seed, fmt, stem, parallel,
+            curve, sets, seed, fmt, stem, parallel, pu_label_frequency, pu_labelings,
         )  # fmt: skip
 
     if resume is not None:
@@ -211,6 +222,8 @@ def _config_from_options(
     fmt: DataFormat,
     stem: str | None,
     parallel: str = "auto",
+    pu_label_frequency: float | None = None,
+    pu_labelings: int | None = None,
 ) -> RunConfig:
     from ilpkit.cli.learn_cmd import default_scorer, default_search, learner_default
     from ilpkit.core.plugins import get_plugin_manager
@@ -247,6 +260,8 @@ def _config_from_options(
             "repeats": repeats,
             "curve": budgets,
             "parallel": parallel,
+            "pu_label_frequency": pu_label_frequency,
+            "pu_labelings": pu_labelings,
         },
     }
     return apply_overrides(raw, [], where="options")

@@ -137,8 +137,38 @@ class CVConfig(BaseModel):
         "that have them, else folds). The numbers are the same either way.",
     )
 
+    pu_label_frequency: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="Positive-unlabeled data: each training (and tune) positive keeps its "
+        "label with this probability, every other training example becomes unlabeled; test "
+        "folds keep their true labels. Unset: the data's labels as read.",
+    )
+    pu_labelings: int | None = Field(
+        default=None,
+        ge=1,
+        description="Number of PU labelings (each repeat draws its own; sets cv.repeats).",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _labelings_are_repeats(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("pu_labelings") is not None:
+            k = int(data["pu_labelings"])
+            repeats = data.get("repeats")
+            if repeats not in (None, 1, k):
+                raise ValueError(
+                    f"pu_labelings={k} and repeats={repeats}: each repeat draws one labeling, "
+                    "so give one of them (or equal values)"
+                )
+            data = {**data, "repeats": k}
+        return data
+
     @model_validator(mode="after")
     def _budgets_positive(self) -> CVConfig:
+        if self.pu_labelings is not None and self.pu_label_frequency is None:
+            raise ValueError("pu_labelings needs pu_label_frequency (the label frequency c)")
         if any(b < 1 for b in self.curve):
             raise ValueError("learning-curve budgets must be >= 1 clause")
         return self
