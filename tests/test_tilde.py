@@ -304,3 +304,44 @@ def test_same_tree_on_native_and_swi(tmp_path: Path) -> None:
         data.pop("info")
         models[name] = data
     assert models["native"] == models["swi"]
+
+
+# --------------------------------------------------------------------------------------------
+# posonly (Muggleton 1996) for the theory learner
+# --------------------------------------------------------------------------------------------
+
+
+def test_posonly_score_by_hand() -> None:
+    from ilpkit.core.coverage import Counts
+
+    scorer = get_plugin_manager().make("scorer", "posonly")
+    # TP=10, FP=4 of N=98 random examples, L=3: 10*ln(100/5) - 3 = 10*2.995732 - 3
+    assert scorer.score(Counts(10, 4, 20, 98), 3) == pytest.approx(26.957323, abs=1e-6)
+    # covering fewer random examples is better at equal TP and length
+    assert scorer.score(Counts(10, 1, 20, 98), 3) > scorer.score(Counts(10, 4, 20, 98), 3)
+
+
+def test_theory_with_posonly_learns_the_marked_concept_from_pu_data(tmp_path: Path) -> None:
+    task = load_task(write_pu_data(tmp_path / "pu", 200, 200))
+    pu = pu_version(task, 0.5, seed=3)
+    assert not np.any(pu.examples.labels == NEG)
+    # the unlabeled are a random sample, not negatives: no noise bound on them (as Aleph's
+    # posonly, which has no negatives to bound)
+    pu.bias.settings.set_value("noise", 1_000_000)
+    manager = get_plugin_manager()
+    backend = NativeBackend()
+    backend.load(pu)
+    ctx = LearnContext(
+        backend=backend,
+        make_search=lambda: manager.make("search", "topdown"),
+        scorer=manager.make("scorer", "posonly"),
+        settings=pu.bias.settings,
+        seed=0,
+    )
+    learner = manager.make("learner", "theory", {"unlabeled": "negative", "max_rules": 3})
+    model = learner.fit(pu, ctx)
+    bodies = [[to_prolog(t) for t in r.clause.body] for r in model.rules()]
+    assert ["marked(A)"] in bodies, bodies
+    assert np.array_equal(
+        pu.examples.labels, pu_labels(task.examples.labels, task.examples.ids, 0.5, 3)
+    )
