@@ -65,11 +65,6 @@ EXPECTED = {
 }
 
 
-@pytest.fixture
-def manager() -> PluginManager:
-    return PluginManager(entry_points=False)
-
-
 def test_every_scorer_is_registered_as_a_builtin(manager: PluginManager) -> None:
     assert manager.names("scorer") == ALL
     assert {spec.source for spec in manager.specs("scorer")} == {"ilpkit"}

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ilpkit.cli.common import FormatOpt, SetOpt, StemOpt, TrustOpt, load, split_sets
+from ilpkit.cli.common import FormatOpt, SetOpt, StemOpt, TrustOpt, split_sets
 from ilpkit.core.config import DataFormat, RunConfig, apply_overrides, load_config
 from ilpkit.core.errors import ConfigError
 
@@ -80,10 +80,14 @@ def cv(
     ] = None,
     learner: Annotated[str, typer.Option("--learner", "-l", help="Learner plugin.")] = "theory",
     search: Annotated[
-        str | None, typer.Option(help="Search plugin (default: from the data's search setting).")
+        str | None,
+        typer.Option(
+            help="Search plugin (default: the learner's own, else the data's search setting)."
+        ),
     ] = None,
     scorer: Annotated[
-        str | None, typer.Option(help="Scorer plugin (default: from the data's evalfn).")
+        str | None,
+        typer.Option(help="Scorer plugin (default: the learner's own, else the data's evalfn)."),
     ] = None,
     backend: Annotated[str, typer.Option("--backend", "-b", help="Backend plugin.")] = "native",
     executor: Annotated[
@@ -219,42 +223,37 @@ def _config_from_options(
     curve: str | None,
     sets: list[str] | None,
     seed: int,
-    fmt: DataFormat,
+    fmt: str,
     stem: str | None,
     parallel: str = "auto",
     pu_label_frequency: float | None = None,
     pu_labelings: int | None = None,
 ) -> RunConfig:
-    from ilpkit.cli.learn_cmd import default_scorer, default_search, learner_default
-    from ilpkit.core.plugins import get_plugin_manager
+    from ilpkit.core.compose import run_config
 
     if path is None:
         raise ConfigError("give a dataset PATH")
-    task = load(path, fmt, stem)
     options = split_sets(sets, SECTIONS)
-    learner_obj = get_plugin_manager().make("learner", learner, options["learner"])
     budgets: list[int] = []
     if curve:
         try:
             budgets = [int(x) for x in curve.split(",") if x.strip()]
         except ValueError:
             raise ConfigError(f"--curve {curve!r}: expected integers like 100,1000") from None
-    raw = {
-        "data": {"path": path, "format": fmt.value, "stem": stem},
-        "learner": {"name": learner, "options": options["learner"]},
-        "search": {
-            "name": search or learner_default(learner_obj, "search") or default_search(task),
-            "options": options["search"],
-        },
-        "scorer": {
-            "name": scorer or learner_default(learner_obj, "scorer") or default_scorer(task),
-            "options": options["scorer"],
-        },
-        "backend": {"name": backend, "options": options["backend"]},
-        "executor": {"name": executor, "options": options["executor"]},
-        "seed": seed,
-        "settings": options[""],
-        "cv": {
+    settings = options.pop("")
+    return run_config(
+        path,
+        learner=learner,
+        search=search,
+        scorer=scorer,
+        backend=backend,
+        executor=executor,
+        options=options,
+        settings=settings,
+        seed=seed,
+        data_format=str(fmt),
+        stem=stem,
+        cv={
             "folds": folds,
             "tune_folds": tune_folds,
             "repeats": repeats,
@@ -263,8 +262,7 @@ def _config_from_options(
             "pu_label_frequency": pu_label_frequency,
             "pu_labelings": pu_labelings,
         },
-    }
-    return apply_overrides(raw, [], where="options")
+    )
 
 
 def _run(

@@ -32,14 +32,24 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from ilpkit.core import tomlw
 from ilpkit.core.errors import ConfigError, PluginError, path_str
-from ilpkit.core.plugins import KINDS, PluginKind, PluginManager
+from ilpkit.core.plugins import PluginKind, PluginManager
 from ilpkit.core.validation import issues
 
 __all__ = [
+    "AUTO",
+    "RUN_KINDS",
     "CVConfig",
     "DataConfig",
     "DataFormat",
@@ -53,11 +63,20 @@ __all__ = [
     "resolve_plugins",
 ]
 
+RUN_KINDS: Final[tuple[PluginKind, ...]] = ("backend", "search", "scorer", "learner", "executor")
+"""The plugin kinds a run chooses (each a :class:`RunConfig` field); a dataset's format is
+chosen by ``data.format``."""
+
+AUTO: Final = "auto"
+"""The search or scorer left to the learner's prescription, else the data's settings
+(resolved by :func:`ilpkit.core.compose.resolve`)."""
+
 _TOML_POSITION: Final = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 
 
 class DataFormat(StrEnum):
-    """Dataset formats ``ilpkit.core.formats.load_task`` reads (``auto``: detect)."""
+    """The built-in dataset formats (``auto``: detect); installed format plugins add more,
+    so ``data.format`` takes any registered name."""
 
     AUTO = "auto"
     ALEPH = "aleph"
@@ -73,14 +92,30 @@ class DataConfig(BaseModel):
     path: Path = Field(
         description="Dataset folder, or a file stem (data/train for train.b, .f, .n)."
     )
-    format: DataFormat = Field(
-        default=DataFormat.AUTO,
-        description="Dataset format: auto (detect from the files), aleph, boostsrl or popper.",
+    format: str = Field(
+        default=DataFormat.AUTO.value,
+        description="Dataset format: auto (detect from the files), aleph, boostsrl, popper "
+        "or an installed format plugin (`ilpkit plugins`).",
     )
     stem: str | None = Field(
         default=None,
         description="Which task to read from a folder holding several (e.g. advisedby).",
     )
+
+    @field_validator("format")
+    @classmethod
+    def _registered_format(cls, value: str) -> str:
+        """``auto`` or the name of a registered format plugin (built-in or installed)."""
+        from ilpkit.core.formats import format_names
+
+        names = [DataFormat.AUTO.value, *format_names()]
+        if value not in names:
+            raise PydanticCustomError(
+                "unknown_format",
+                "Input should be {names} (an installed format plugin)",
+                {"names": ", ".join(repr(n) for n in names)},
+            )
+        return value
 
 
 class PluginChoice(BaseModel):
@@ -102,6 +137,12 @@ class PluginChoice(BaseModel):
 
 
 def _plugin_field(kind: str, default: str) -> Any:
+    if default == AUTO:
+        what = "the learner's prescribed one, else the data's Aleph setting"
+        return Field(
+            default_factory=lambda: PluginChoice(name=default),
+            description=f"The {kind} plugin and its options (default: auto, {what}).",
+        )
     return Field(
         default_factory=lambda: PluginChoice(name=default),
         description=f"The {kind} plugin and its options (default: {default}).",
@@ -181,8 +222,8 @@ class RunConfig(BaseModel):
 
     data: DataConfig = Field(description="The dataset to learn from.")
     backend: PluginChoice = _plugin_field("backend", "native")
-    search: PluginChoice = _plugin_field("search", "topdown")
-    scorer: PluginChoice = _plugin_field("scorer", "laplace")
+    search: PluginChoice = _plugin_field("search", AUTO)
+    scorer: PluginChoice = _plugin_field("scorer", AUTO)
     learner: PluginChoice = _plugin_field("learner", "theory")
     executor: PluginChoice = _plugin_field("executor", "local")
     seed: int = Field(default=0, description="Seed of every random choice: same seed, same model.")
@@ -205,7 +246,7 @@ class RunConfig(BaseModel):
         return choice
 
 
-assert set(KINDS) <= set(RunConfig.model_fields), "every plugin kind needs a RunConfig field"
+assert set(RUN_KINDS) <= set(RunConfig.model_fields), "every run kind needs a RunConfig field"
 
 
 # --------------------------------------------------------------------------------------------
@@ -330,7 +371,7 @@ def apply_overrides(
     """
     config = base.model_dump() if isinstance(base, RunConfig) else copy.deepcopy(dict(base))
     overrides = parse_set_options(items)
-    for kind in KINDS:
+    for kind in RUN_KINDS:
         if isinstance(config.get(kind), str):
             config[kind] = {"name": config[kind]}
         change = overrides.get(kind)
@@ -344,7 +385,7 @@ def apply_overrides(
 
 def _route(parts: list[str]) -> tuple[str, ...]:
     head, rest = parts[0], parts[1:]
-    if head not in KINDS:
+    if head not in RUN_KINDS:
         return tuple(parts)
     if not rest:
         return (head, "name")
@@ -382,17 +423,21 @@ def _merge(base: dict[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]
 
 
 def resolve_plugins(
-    config: RunConfig, manager: PluginManager, *, where: str = "config"
+    config: Any, manager: PluginManager, *, where: str = "config"
 ) -> dict[PluginKind, BaseModel]:
     """Each chosen plugin's options, validated by its own model, by kind.
 
     Reports every problem at once: unknown plugin names (with a "did you mean") as
     ``<where>: backend.name: ...`` and bad options as ``<where>: learner.options: ...``.
+    A search or scorer left ``auto`` is skipped (:func:`ilpkit.core.compose.resolve` names
+    and checks it).
     """
     resolved: dict[PluginKind, BaseModel] = {}
     lines: list[str] = []
-    for kind in KINDS:
+    for kind in RUN_KINDS:
         choice = config.plugin(kind)
+        if choice.name == AUTO and kind in ("search", "scorer"):
+            continue
         try:
             resolved[kind] = manager.validate_options(kind, choice.name, choice.options)
         except PluginError as err:

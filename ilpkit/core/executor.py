@@ -24,6 +24,10 @@ R = TypeVar("R")
 class Executor(Protocol):
     """Runs a function over units of work and yields the results in order."""
 
+    in_process: bool
+    """Whether ``map`` runs the units in the calling process (then a cross-validation runs
+    its folds there one after another and a learner's members with them)."""
+
     def map(self, fn: Callable[[U], R], units: Iterable[U]) -> Iterator[R]:
         """Yield ``fn(unit)`` for each unit, in the order of ``units``.
 
@@ -38,10 +42,17 @@ class Executor(Protocol):
         ...
 
 
+def runs_in_process(executor: object) -> bool:
+    """What ``executor`` declares as ``in_process``; an executor that declares nothing is
+    taken to run its units elsewhere (members are shipped to it, the safe choice)."""
+    return bool(getattr(executor, "in_process", False))
+
+
 class ExecutorBase:
     """Context-manager plumbing shared by executors: ``with`` closes, a closed one refuses."""
 
     _closed = False
+    in_process: bool = False
 
     def _check_open(self) -> None:
         if self._closed:

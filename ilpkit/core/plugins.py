@@ -78,7 +78,7 @@ BUILTIN_MODULE: Final = "ilpkit.plugins.builtin"
 DISABLE_AUTOLOAD_ENV: Final = "ILPKIT_DISABLE_PLUGIN_AUTOLOAD"
 """Set this environment variable (to anything but ``""``/``0``) to skip third-party plugins."""
 
-PluginKind = Literal["backend", "search", "scorer", "learner", "executor"]
+PluginKind = Literal["backend", "search", "scorer", "learner", "executor", "format"]
 KINDS: Final[tuple[PluginKind, ...]] = get_args(PluginKind)
 
 KIND_CONTRACTS: Final[Mapping[PluginKind, str]] = {
@@ -86,7 +86,9 @@ KIND_CONTRACTS: Final[Mapping[PluginKind, str]] = {
     "search": "a SearchStrategy yielding evaluated clauses from a SearchContext",
     "scorer": "a Scorer turning coverage counts into a score",
     "learner": "a Learner whose fit(task, ctx) returns a Model",
-    "executor": "an Executor (ilpkit.core.executor): map(fn, units) in order, and close()",
+    "executor": "an Executor (ilpkit.core.executor): map(fn, units) in order, close(), and "
+    "in_process (whether units run in the calling process)",
+    "format": "a DatasetFormat (ilpkit.core.formats): detect(path), load(path, stem), write",
 }
 """What the factory of each kind of plugin must build."""
 

@@ -26,11 +26,11 @@ import numpy as np
 
 from ilpkit.core.config import RunConfig, dump_config, load_config
 from ilpkit.core.errors import ConfigError, IlpkitError
+from ilpkit.core.executor import Executor, runs_in_process
 from ilpkit.core.experiment import (
     Unit,
     UnitResult,
     learner_has_members,
-    load_configured_task,
     plan,
     reporting_steps,
     run_unit,
@@ -127,7 +127,7 @@ def run_experiment(
     out: str | Path,
     *,
     resume: bool = False,
-    executor: Any = None,
+    executor: Executor | None = None,
     on_unit: Callable[[UnitResult, int, int], None] | None = None,
     on_plan: Callable[[int, int], None] | None = None,
     on_step: Callable[[str, int, int, str], None] | None = None,
@@ -140,6 +140,8 @@ def run_experiment(
     running in this process (not of units on other workers). Ctrl-C
     raises :class:`Interrupted` after the finished units are saved.
     """
+    from ilpkit.core.compose import WORKER_CACHE, resolve
+    from ilpkit.core.config import resolve_plugins
     from ilpkit.core.plugins import get_plugin_manager
     from ilpkit.core.report import write_report
 
@@ -149,15 +151,15 @@ def run_experiment(
         raise ConfigError(
             f"{run.path} already holds a run; pass --resume to continue it or choose another --out"
         )
-    if resume and run.exists():
-        saved = run.config()
-        if _comparable(saved) != _comparable(config):
-            raise ConfigError(
-                f"{run.path}: --resume with a configuration that differs from the run's "
-                "config.toml; resume with the same options (or no options: ilpkit cv --resume "
-                "RUN_DIR)"
-            )
-    task = load_configured_task(config)
+    resolve_plugins(config, get_plugin_manager(), where="config")  # before reading the data
+    task = WORKER_CACHE.get_task(config)  # read once: units run here reuse it
+    config = resolve(config, task, where="config")
+    if resume and run.exists() and _comparable(run.config()) != _comparable(config):
+        raise ConfigError(
+            f"{run.path}: --resume with a configuration that differs from the run's "
+            "config.toml; resume with the same options (or no options: ilpkit cv --resume "
+            "RUN_DIR)"
+        )
     units = plan(task, config)
     run.start(config)
     done = run.finished()
@@ -199,11 +201,9 @@ def parallel_mode(config: RunConfig) -> str:
     return mode
 
 
-def _results(config: RunConfig, executor: Any, todo: list[Unit]) -> Any:
+def _results(config: RunConfig, executor: Executor, todo: list[Unit]) -> Any:
     """Unit results in order: units on the executor, or units here with their members on it."""
-    from ilpkit.plugins.executors.local import LocalExecutor
-
-    if parallel_mode(config) == "folds" or isinstance(executor, LocalExecutor):
+    if parallel_mode(config) == "folds" or runs_in_process(executor):
         return executor.map(run_unit, todo)
     return (run_unit(unit, members=executor) for unit in todo)
 

@@ -25,6 +25,7 @@ from ilpkit.core.learner import (
     MODEL_FORMAT_VERSION,
     ClauseBackend,
     LearnContext,
+    LearnerCapabilities,
     Rule,
     matches,
     rule_stats,
@@ -139,6 +140,7 @@ class TheoryModel:
 
 class TheoryLearner:
     name = "theory"
+    capabilities = LearnerCapabilities()
 
     def __init__(self, options: TheoryOptions | None = None) -> None:
         self.options = options if options is not None else TheoryOptions()

@@ -14,7 +14,7 @@ TIcER, :mod:`.ticer`). ``pu_adjust="counts"`` uses ``c`` inside the split scores
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -23,7 +23,13 @@ from rich.console import Group
 from rich.text import Text
 
 from ilpkit.core.errors import ConfigError, DataError
-from ilpkit.core.learner import MODEL_FORMAT_VERSION, ClauseBackend, LearnContext, Rule
+from ilpkit.core.learner import (
+    MODEL_FORMAT_VERSION,
+    ClauseBackend,
+    LearnContext,
+    LearnerCapabilities,
+    Rule,
+)
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.task import POS, Task
 from ilpkit.plugins.learners.tilde.induce import InduceOptions, Inducer
@@ -192,8 +198,11 @@ class TildeModel:
 
 class TildeLearner:
     name = "tilde"
-    takes_search = False
-    takes_scorer = False
+    capabilities: ClassVar[LearnerCapabilities] = LearnerCapabilities(
+        takes_search=False,
+        takes_scorer=False,
+        quick_options={"max_depth": 2, "max_refinements": 200},
+    )
 
     def __init__(self, options: TildeOptions | None = None) -> None:
         self.options = options if options is not None else TildeOptions()
