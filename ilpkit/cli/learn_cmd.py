@@ -29,6 +29,7 @@ from ilpkit.cli.common import (
 from ilpkit.core.config import DataFormat
 from ilpkit.core.errors import BiasError, ConfigError
 from ilpkit.core.learner import LearnContext, Model, Rule, load_model, save_model
+from ilpkit.core.outpaths import check_output_file
 from ilpkit.core.search import Evaluated
 from ilpkit.core.task import POS, Task
 
@@ -158,6 +159,8 @@ def learn(
     backend., executor.) sets plugin options."""
     from ilpkit.core.plugins import get_plugin_manager
 
+    if out is not None:
+        check_output_file(out)  # before any work, not a traceback after it
     task = load(path, fmt, stem)
     options = split_sets(sets, SECTIONS)
     for key, value in options[""].items():
@@ -295,6 +298,8 @@ def predict(
     """Score every example of a dataset with a saved model."""
     from ilpkit.core.metrics import auroc, aurpc, pr_points_from_scores
 
+    if out is not None:
+        check_output_file(out, example="scores.csv")
     model: Model = load_model(model_path)
     task = load(path, fmt, stem)
     options = split_sets(sets, ("backend",))

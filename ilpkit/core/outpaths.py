@@ -17,12 +17,14 @@ class OutputPathError(ConfigError):
     """An output path cannot be written: wrong kind, missing parent, no permission."""
 
 
-def check_output_file(path: str | Path, option: str = "--out") -> Path:
+def check_output_file(path: str | Path, option: str = "--out", example: str = "model.json") -> Path:
     """``path`` can be written as a file: it is not a directory, its parent directory
     exists and is writable (the file itself is created or replaced)."""
     p = Path(path)
     if p.is_dir():
-        raise OutputPathError(f"{option} {p}: is a directory; give a file name, e.g. {p / 'x'}")
+        raise OutputPathError(
+            f"{option} {p}: is a directory; give a file name (e.g. {p / example})"
+        )
     _check_parent(p, p.parent, option)
     if p.exists() and not os.access(p, os.W_OK):
         raise OutputPathError(f"{option} {p}: the file exists and is not writable")
