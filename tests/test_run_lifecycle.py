@@ -335,6 +335,7 @@ def test_a_killed_worker_is_an_error_naming_the_signal() -> None:
         list(executor.map(suicide, [1, 2]))
 
 
+@pytest.mark.slow  # three cv runs of trains: about 12 s
 def test_a_killed_worker_ends_a_run_with_how_to_resume_and_resume_matches(
     tmp_path: Path, reap: list[Any]
 ) -> None:
@@ -391,6 +392,7 @@ def prolog_dirs(root: Path) -> list[Path]:
 
 
 @needs_swipl
+@pytest.mark.slow  # three learn runs on swipl: about 11 s
 def test_subprocess_backend_temp_folders_go_on_sigint_and_after_kill_9(
     tmp_path: Path, reap: list[Any]
 ) -> None:
@@ -433,3 +435,14 @@ def test_workers_remove_their_temp_folders_when_the_parent_is_killed(
     proc.communicate(timeout=30)
     wait_for(lambda: gone(workers), 5, "the workers to follow their parent")
     wait_for(lambda: not prolog_dirs(tmp), 5, "their temporary folders to go")
+
+
+def test_report_does_not_rewrite_a_run_in_progress(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    assert runner.invoke(app, [*TRAINS_CV, "--out", str(run_dir)]).exit_code == 0
+    with RunLock(run_dir):
+        result = runner.invoke(app, ["report", str(run_dir)])
+        assert result.exit_code == 2
+        assert f"{run_dir} is in use by another ilpkit run" in result.output
+    result = runner.invoke(app, ["report", str(run_dir)])
+    assert result.exit_code == 0, result.output

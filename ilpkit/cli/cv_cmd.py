@@ -183,11 +183,13 @@ def report(
     """Compare runs in one table; later runs are t-tested against the first on shared units.
     Also rewrites each run's report.md and plots."""
     from ilpkit.core.report import compare_runs, plot_run_curves, write_report
+    from ilpkit.core.runlock import RunLock
     from ilpkit.core.runs import RunDirectory
 
     dirs = [RunDirectory(p) for p in runs]
     for d in dirs:
-        write_report(d, d.results())
+        with RunLock(d.path):  # not while a run writes there
+            write_report(d, d.results())
     if plot is not None:
         if not plot_run_curves(dirs, plot, metric=metric):
             raise ConfigError("--plot needs matplotlib: pip install 'ilpkit[plots]'")
