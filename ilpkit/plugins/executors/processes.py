@@ -87,17 +87,24 @@ class ProcessesExecutor(ExecutorBase):
 
     def _deaths(self) -> str:
         """What happened to the workers that died, for :class:`WorkerLost`."""
+        # the pool's manager thread may be reaping them right now: give it a moment
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline and not any(
+            p.exitcode not in (None, 0) for p in self._workers.values()
+        ):
+            time.sleep(0.02)
         died = []
         for pid, process in sorted(self._workers.items()):
             code = process.exitcode
-            if code is not None and code < 0:
-                name = signal.Signals(-code).name if -code in signal.valid_signals() else -code
-                died.append(f"pid {pid} killed by {name}")
-            elif code not in (None, 0):
+            if code is None or code in (0, 128 + signal.SIGTERM):
+                continue  # running, or stopped by the pool after another one died
+            if code < 0 and -code in signal.valid_signals():
+                name = signal.Signals(-code).name
+                hint = " (kill -9, or the out-of-memory killer)" if name == "SIGKILL" else ""
+                died.append(f"pid {pid} killed by {name}{hint}")
+            else:
                 died.append(f"pid {pid} exited with status {code}")
-        what = "; ".join(died) or "a worker exited"
-        hint = " (kill -9, or the out-of-memory killer)" if "SIGKILL" in what else ""
-        return f"a worker process died while running a unit: {what}{hint}"
+        return f"a worker process died while running a unit: {'; '.join(died) or 'it exited'}"
 
     def close(self) -> None:
         """Stop the workers. When every unit has finished this waits for them to exit; with
