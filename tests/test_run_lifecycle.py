@@ -289,9 +289,24 @@ def test_ctrl_c_exits_130_with_one_line_for_learn_and_cv(
     ]
 
 
-def test_sigint_ends_a_processes_run_with_its_workers(tmp_path: Path, reap: list[Any]) -> None:
-    """Ctrl-C (SIGINT to the whole foreground group, as a terminal sends it) while two
-    workers learn: exit 130 within seconds, one line, no traceback, no worker left."""
+@pytest.mark.parametrize(
+    ("signals", "codes"),
+    [
+        ([signal.SIGINT], {130}),
+        # a second Ctrl-C: at once, without traceback (late in the interpreter's exit,
+        # Python's own default handler is back and the process ends by SIGINT: still 130
+        # for the shell)
+        ([signal.SIGINT, signal.SIGINT], {130, -signal.SIGINT}),
+        ([signal.SIGTERM], {143}),
+    ],
+    ids=["ctrl-c", "ctrl-c-twice", "sigterm"],
+)
+def test_signals_end_a_processes_run_with_its_workers(
+    tmp_path: Path, reap: list[Any], signals: list[int], codes: set[int]
+) -> None:
+    """Ctrl-C (SIGINT to the whole foreground group, as a terminal sends it) or SIGTERM while
+    two workers learn: the run ends within seconds, with one line and no traceback, and no
+    worker is left."""
     proc = ilpkit_process([*UWCSE_LONG, "--out", str(tmp_path / "run")])
     reap.append(psutil.Process(proc.pid))
     workers = wait_for(lambda: len(workers_of(proc.pid)) == 2 and workers_of(proc.pid), 120,
@@ -299,13 +314,22 @@ def test_sigint_ends_a_processes_run_with_its_workers(tmp_path: Path, reap: list
     reap.extend(workers)
     time.sleep(2.0)  # they import, load uwcse and start learning
     sent = time.monotonic()
-    os.killpg(proc.pid, signal.SIGINT)
+    for k, signum in enumerate(signals):
+        if k:
+            time.sleep(0.05)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signum)
     code, err = finish(proc, 30)
     assert time.monotonic() - sent < 10
-    assert code == 130, err
+    assert code in codes, err
     assert "Traceback" not in err
-    (line,) = err.strip().splitlines()  # one line, saying what is kept and how to resume
-    assert line.startswith("interrupted: 0 of 5 units are saved in")
+    lines = err.strip().splitlines()
+    if len(signals) > 1:  # ended before its line, multiprocessing's tracker may warn instead
+        lines = [line for line in lines if not line.startswith("interrupted: ")]
+        assert all("resource_tracker" in line or "warnings.warn" in line for line in lines)
+    else:  # one line, saying what is kept and how to resume
+        (line,) = lines
+        assert line.startswith("interrupted: 0 of 5 units are saved in")
     wait_for(lambda: gone(workers), 5, "the workers to exit")
 
 

@@ -177,9 +177,8 @@ def sweep_stale_temp_dirs(root: Path | None = None) -> list[Path]:
 
 # -- the main process ----------------------------------------------------------------------------
 def _hard_exit(signum: int) -> None:
-    """A second signal while the first is being handled: stop children, remove folders, go."""
-    with contextlib.suppress(Exception):
-        os.write(2, b"interrupted again: stopping now\n")
+    """A second signal while the first is being handled: stop children, remove folders, go
+    (silently: the first one's line was, or is about to be, printed)."""
     run_cleanups()
     os._exit(128 + signum)
 
@@ -197,8 +196,8 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
 @contextlib.contextmanager
 def signal_handlers() -> Iterator[None]:
     """Within: SIGINT, SIGTERM and SIGHUP raise ``KeyboardInterrupt`` (:class:`Terminated`
-    for the latter two) once; a second one ends the process at once, children included.
-    Only in the main thread (elsewhere, nothing changes)."""
+    for the latter two) once; a second one -- within, or while the process exits after the
+    first -- ends the process at once, children included. Only in the main thread."""
     global _signals_seen
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -214,8 +213,9 @@ def signal_handlers() -> Iterator[None]:
     try:
         yield
     finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
+        if _signals_seen == 0:  # after a signal the process is ending: a second one ends it
+            for s, handler in previous.items():
+                signal.signal(s, handler)
 
 
 def signals_seen() -> int:
