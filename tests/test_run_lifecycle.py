@@ -471,3 +471,54 @@ def test_report_does_not_rewrite_a_run_in_progress(tmp_path: Path) -> None:
         assert f"{run_dir} is in use by another ilpkit run" in result.output
     result = runner.invoke(app, ["report", str(run_dir)])
     assert result.exit_code == 0, result.output
+
+
+CHILD = """
+import os, sys, time
+if sys.argv[1] == "watchdog-only":
+    sys.platform = "darwin"  # no PR_SET_PDEATHSIG: the polling thread must do it alone
+from ilpkit.core import lifecycle
+lifecycle.die_with_parent(os.getppid())
+folder = lifecycle.temp_dir("test")
+print(os.getpid(), folder, flush=True)
+time.sleep(120)
+"""
+MIDDLE = """
+import subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", sys.argv[1], sys.argv[2]], stdout=sys.stdout)
+time.sleep(120)
+"""
+
+
+@pytest.mark.parametrize("how", ["pdeathsig", "watchdog-only"])
+def test_a_process_dies_with_its_parent_and_removes_its_temp_folder(
+    tmp_path: Path, reap: list[Any], how: str
+) -> None:
+    if how == "pdeathsig" and not sys.platform.startswith("linux"):
+        pytest.skip("PR_SET_PDEATHSIG is Linux's")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)}
+    middle = subprocess.Popen(
+        [sys.executable, "-c", MIDDLE, CHILD, how], env=env, stdout=subprocess.PIPE, text=True
+    )
+    reap.append(psutil.Process(middle.pid))
+    assert middle.stdout is not None
+    pid, folder = middle.stdout.readline().split()
+    child = psutil.Process(int(pid))
+    reap.append(child)
+    assert Path(folder).is_dir() and Path(folder).parent == tmp_path
+    middle.kill()
+    middle.wait(timeout=30)
+    wait_for(lambda: gone([child]), 5, "the child to follow its parent")
+    assert not Path(folder).exists()  # its cleanup ran on the way out
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
+def test_workers_ask_linux_for_a_signal_at_their_parents_death() -> None:
+    code = (
+        "import ctypes, os; from ilpkit.core import lifecycle; "
+        "lifecycle.die_with_parent(os.getppid()); libc = ctypes.CDLL(None); "
+        "sig = ctypes.c_int(); libc.prctl(2, ctypes.byref(sig), 0, 0, 0); print(sig.value)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(ROOT)},
+                         capture_output=True, text=True, check=True)  # fmt: skip
+    assert int(out.stdout) == signal.SIGTERM  # PR_GET_PDEATHSIG (2) reads it back

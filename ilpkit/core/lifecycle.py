@@ -228,7 +228,6 @@ def worker_init(parent_pid: int) -> None:
     """Initializer of a worker process: ignore Ctrl-C (the parent stops workers), clean up
     and exit on SIGTERM, and die with the parent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _worker_terminate)
     die_with_parent(parent_pid)
 
 
@@ -238,12 +237,14 @@ def _worker_terminate(signum: int, frame: FrameType | None) -> None:
 
 
 def die_with_parent(parent_pid: int) -> None:
-    """End this process (after its cleanups) when ``parent_pid`` dies.
+    """End this process (after its cleanups) when ``parent_pid`` dies; SIGTERM, too, runs
+    the cleanups before exiting. Call it from the main thread.
 
     On Linux the kernel sends SIGTERM at the parent's death (``PR_SET_PDEATHSIG``; note it
     fires when the parent *thread* that started this process exits); everywhere, a daemon
     thread polls ``os.getppid()`` every :data:`WATCHDOG_SECONDS`.
     """
+    signal.signal(signal.SIGTERM, _worker_terminate)  # also what the kernel sends below
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
             libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)

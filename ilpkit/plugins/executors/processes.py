@@ -88,23 +88,26 @@ class ProcessesExecutor(ExecutorBase):
     def _deaths(self) -> str:
         """What happened to the workers that died, for :class:`WorkerLost`."""
         # the pool's manager thread may be reaping them right now: give it a moment
-        deadline = time.monotonic() + 2.0
+        deadline = time.monotonic() + 5.0
         while time.monotonic() < deadline and not any(
-            p.exitcode not in (None, 0) for p in self._workers.values()
+            p.exitcode not in (None, 0, 128 + signal.SIGTERM) for p in self._workers.values()
         ):
             time.sleep(0.02)
-        died = []
+        died, stopped = [], []
         for pid, process in sorted(self._workers.items()):
             code = process.exitcode
-            if code is None or code in (0, 128 + signal.SIGTERM):
-                continue  # running, or stopped by the pool after another one died
-            if code < 0 and -code in signal.valid_signals():
+            if code in (None, 0):
+                continue
+            if code == 128 + signal.SIGTERM:  # stopped by the pool after another one died
+                stopped.append(f"pid {pid} exited with status {code}")
+            elif code < 0 and -code in signal.valid_signals():
                 name = signal.Signals(-code).name
                 hint = " (kill -9, or the out-of-memory killer)" if name == "SIGKILL" else ""
                 died.append(f"pid {pid} killed by {name}{hint}")
             else:
                 died.append(f"pid {pid} exited with status {code}")
-        return f"a worker process died while running a unit: {'; '.join(died) or 'it exited'}"
+        what = "; ".join(died or stopped) or "killed, or out of memory?"
+        return f"a worker process died while running a unit: {what}"
 
     def close(self) -> None:
         """Stop the workers. When every unit has finished this waits for them to exit; with
