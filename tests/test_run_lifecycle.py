@@ -239,8 +239,8 @@ def test_resume_names_the_keys_that_differ(tmp_path: Path) -> None:
         (["learn", "no-such-data", "--out", "{dir}"], "--out {dir}: is a directory"),
         (["learn", "no-such-data", "--out", "{dir}/missing/m.json"], "{dir}/missing does not"),
         (["learn", "no-such-data", "--out", "{file}/m.json"], "{file} is a file, not a dir"),
-        (["cv", "trains", "--folds", "5", "--out", "{file}"], "--out {file}: is a file"),
-        (["cv", "trains", "--folds", "5", "--out", "{file}/a/b"], "{file} is a file, so no"),
+        (["cv", "no-such-data", "--out", "{file}"], "--out {file}: is a file"),
+        (["cv", "no-such-data", "--out", "{file}/a/b"], "{file} is a file, so no"),
         (["predict", "m.json", "no-such-data", "--out", "{dir}"], "--out {dir}: is a directory"),
     ],
 )

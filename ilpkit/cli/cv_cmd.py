@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ilpkit.cli.common import FormatOpt, SetOpt, StemOpt, TrustOpt, load, split_sets
 from ilpkit.core.config import DataFormat, RunConfig, apply_overrides, load_config
 from ilpkit.core.errors import ConfigError
+from ilpkit.core.outpaths import check_output_dir
 
 SECTIONS = ("", "backend", "search", "scorer", "learner", "executor")
 
@@ -146,6 +147,7 @@ def cv(
         raise ConfigError("give a dataset PATH (or --resume RUN_DIR)")
     if out is None:
         raise ConfigError("give the run directory to create with --out RUN_DIR")
+    check_output_dir(out)  # before the data is read (run_experiment checks again)
     _run(from_options(), out, resume=False, quiet=quiet, trust_data=trust_data)
 
 
