@@ -25,7 +25,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
-import ctypes.util
 import logging
 import os
 import shutil
@@ -218,11 +217,6 @@ def signal_handlers() -> Iterator[None]:
                 signal.signal(s, handler)
 
 
-def signals_seen() -> int:
-    """Signals handled by :func:`signal_handlers` since it was entered."""
-    return _signals_seen
-
-
 # -- worker processes ----------------------------------------------------------------------------
 def worker_init(parent_pid: int) -> None:
     """Initializer of a worker process: ignore Ctrl-C (the parent stops workers), clean up
@@ -247,7 +241,7 @@ def die_with_parent(parent_pid: int) -> None:
     signal.signal(signal.SIGTERM, _worker_terminate)  # also what the kernel sends below
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
-            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+            libc = ctypes.CDLL(None, use_errno=True)  # this process's libc: prctl(2)
             libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
     if os.getppid() != parent_pid:  # the parent died before we could ask
         _worker_terminate(signal.SIGTERM, None)
