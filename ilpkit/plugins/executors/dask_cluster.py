@@ -71,7 +71,8 @@ class DaskExecutor(ExecutorBase):
     def map(self, fn: Callable[[U], R], units: Iterable[U]) -> Iterator[R]:
         self._check_open()
         futures = self._client.map(fn, list(units), pure=False)
-        self._futures.extend(futures)
+        # done futures would keep their results on the cluster
+        self._futures = [f for f in self._futures if not f.done()] + futures
         return self._results(futures)
 
     def _results(self, futures: list[Any]) -> Iterator[R]:

@@ -70,7 +70,8 @@ class ProcessesExecutor(ExecutorBase):
     def map(self, fn: Callable[[U], R], units: Iterable[U]) -> Iterator[R]:
         self._check_open()
         futures = [self._pool.submit(fn, unit) for unit in units]
-        self._futures.extend(futures)
+        # only unfinished ones matter to close(); done ones would keep their results alive
+        self._futures = [f for f in self._futures if not f.done()] + futures
         self._workers.update(self._pool._processes or {})
         return self._results(futures)
 
