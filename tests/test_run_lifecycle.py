@@ -162,6 +162,38 @@ def test_a_lock_left_by_a_killed_run_is_taken_over_and_said(
     assert f"taking over the lock of a run that is no longer running (pid {dead} " in caplog.text
 
 
+def test_a_lock_file_released_between_open_and_flock_is_not_a_second_owner(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """B opens .lock while A holds it; A releases (unlinking that file) and C takes a new
+    one before B's flock: B locks a file nobody uses any more, so it must look again and
+    be refused by C -- not become a second owner."""
+    import fcntl
+
+    from ilpkit.core import runlock
+
+    run_dir = tmp_path / "run"
+    (run_dir / "kept").mkdir(parents=True)
+    a, c = RunLock(run_dir), RunLock(run_dir)
+    a.acquire()
+    real_flock = fcntl.flock
+    calls = []
+
+    def flock_after_a_hands_over(fd: int, op: int) -> None:
+        if not calls:
+            calls.append(fd)
+            a.release()
+            monkeypatch.setattr(runlock.fcntl, "flock", real_flock)
+            c.acquire()
+        real_flock(fd, op)
+
+    monkeypatch.setattr(runlock.fcntl, "flock", flock_after_a_hands_over)
+    with pytest.raises(RunLocked, match=rf"pid {os.getpid()}"):
+        RunLock(run_dir).acquire()
+    assert calls  # B did lock the unlinked file first
+    c.release()
+
+
 def test_a_run_on_a_locked_directory_is_refused_before_any_work(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     with RunLock(run_dir):
