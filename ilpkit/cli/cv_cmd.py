@@ -190,8 +190,9 @@ def report(
 
     dirs = [RunDirectory(p) for p in runs]
     for d in dirs:
+        results = d.results()  # first: no directory is made for a path that holds no run
         with RunLock(d.path):  # not while a run writes there
-            write_report(d, d.results())
+            write_report(d, results)
     if plot is not None:
         if not plot_run_curves(dirs, plot, metric=metric):
             raise ConfigError("--plot needs matplotlib: pip install 'ilpkit[plots]'")
