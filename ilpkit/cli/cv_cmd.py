@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ilpkit.cli.common import FormatOpt, SetOpt, StemOpt, TrustOpt, split_sets
 from ilpkit.core.config import DataFormat, RunConfig, apply_overrides, load_config
 from ilpkit.core.errors import ConfigError
+from ilpkit.core.outpaths import check_output_dir
 
 SECTIONS = ("", "backend", "search", "scorer", "learner", "executor")
 
@@ -161,6 +162,7 @@ def cv(
         raise ConfigError("give a dataset PATH (or --resume RUN_DIR)")
     if out is None:
         raise ConfigError("give the run directory to create with --out RUN_DIR")
+    check_output_dir(out)  # before the data is read (run_experiment checks again)
     _run(from_options(), out, resume=False, quiet=quiet, trust_data=trust_data)
 
 
@@ -198,11 +200,14 @@ def report(
     """Compare runs in one table; later runs are t-tested against the first on shared units.
     Also rewrites each run's report.md and plots."""
     from ilpkit.core.report import compare_runs, plot_run_curves, write_report
+    from ilpkit.core.runlock import RunLock
     from ilpkit.core.runs import RunDirectory
 
     dirs = [RunDirectory(p) for p in runs]
     for d in dirs:
-        write_report(d, d.results())
+        results = d.results()  # first: no directory is made for a path that holds no run
+        with RunLock(d.path):  # not while a run writes there
+            write_report(d, results)
     if plot is not None:
         if not plot_run_curves(dirs, plot, metric=metric):
             raise ConfigError("--plot needs matplotlib: pip install 'ilpkit[plots]'")
