@@ -824,7 +824,22 @@ def test_long_but_flat_terms_are_fine():
     items = ", ".join(f"a{i}" for i in range(20_000))
     (term,) = terms(f"p([{items}]).")
     assert isinstance(term, Struct) and term.name == "p"
-    assert len(terms("p(" + "+".join(["1"] * 5000) + ").")) == 1  # yfx chains are loops
+    # Long bodies are flat too (the clause holds its goals in a tuple).
+    body = ", ".join(f"q{i}(X)" for i in range(reader_mod.MAX_TERM_DEPTH + 50))
+    (rule,) = terms(f"p(X) :- {body}.")
+    assert isinstance(rule, Struct) and rule.name == ":-"
+
+
+def test_terms_nested_beyond_the_limit_are_refused_with_a_location():
+    # An operator chain is a nested term: 1+1+...+1 with n operands is n-1 levels deep.
+    limit = reader_mod.MAX_TERM_DEPTH
+    assert len(terms("p(" + "+".join(["1"] * limit) + ").")) == 1
+    with pytest.raises(PrologSyntaxError, match=r"t\.pl:2:1: term nested too deeply"):
+        list(PrologReader().read_text("ok.\np(" + "+".join(["a"] * 600) + ").\n", "t.pl"))
+    # the limit counts compound arguments, not list tails or body goals
+    with pytest.raises(PrologSyntaxError, match="nested too deeply"):
+        terms("p(" + "f(" * (limit + 1) + "a" + ")" * (limit + 2) + ".")
+    assert len(terms("p(" + "f(" * limit + "a" + ")" * (limit + 1) + ".")) == 1
 
 
 # --------------------------------------------------------------------------------------------

@@ -81,6 +81,13 @@ class NativeOptions(BackendOptions):
     memo_entries: int = Field(
         default=200_000, description="Memoised answers of rule-defined literals (entries)."
     )
+    memory_limit_mb: float | None = Field(
+        default=1024.0,
+        gt=0,
+        description="Memory one query of a rule-defined predicate may take (MB): built-ins "
+        "check their results' sizes (lists, atoms, integers) against it and the process's "
+        "growth is checked as the query runs; None = unlimited.",
+    )
 
 
 class NativeBackend(Backend):
@@ -146,6 +153,7 @@ class NativeBackend(Backend):
                 step_limit=self.options.step_limit,
                 time_limit=self.options.timeout,
                 tabling=self.opts.tabling,
+                memory_limit_mb=self.opts.memory_limit_mb,
             )
         return self._resolution
 
