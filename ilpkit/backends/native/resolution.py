@@ -2860,6 +2860,13 @@ BUILTINS: Final[frozenset[Key]] = frozenset(
     _SYSTEM | _CONTROL | {k for k in _library_clauses() if not k[0].startswith("$")}
 )
 """Every predicate the engine implements: control constructs, built-ins and library."""
+SYSTEM_PREDICATES: Final[frozenset[Key]] = frozenset(
+    {k for k in _SYSTEM if k not in _LIBRARY_NATIVE} | (_CONTROL - {("false", 0), (":", 2)})
+)
+"""Built-ins a program cannot redefine (SWI-Prolog's system predicates: a definition in the
+data is refused at load, so every engine runs the same predicate).  Library predicates
+(``append/3``, ``member/2``, ...) may be redefined, as with SWI's autoloader; ``false/0`` is
+left out because Aleph's integrity constraints are written ``false :- Body``."""
 
 
 # --------------------------------------------------------------------------------------------

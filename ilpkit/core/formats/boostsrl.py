@@ -75,6 +75,7 @@ from ilpkit.core.errors import (
     PrologSyntaxError,
     SourceLocation,
 )
+from ilpkit.core.formats.prolog_source import check_not_system
 from ilpkit.core.formats.writer import safe_stem, write_lines
 from ilpkit.core.reader import PrologReader, ReadTerm
 from ilpkit.core.task import NEG, POS, ExampleBuilder, Program, SourcedTerm, Task
@@ -855,6 +856,7 @@ class _Loader:
     def _check_callable(term: Term, loc: SourceLocation) -> None:
         if not (type(term) is Struct or (type(term) is Const and isinstance(term.value, str))):
             raise DataError(f"{loc}: expected a fact such as p(a, b), got {to_prolog(term)}")
+        check_not_system(term, loc)
 
     def _directive(self, term: Struct, loc: SourceLocation) -> None:
         goal = term.args[0]
