@@ -95,7 +95,8 @@ SEEDS: dict[str, dict[str, str]] = {
     "toml": TOML,
 }
 
-SPECIALS = list("()[]{},|.'\"`%/*\\+-=<>:;!#$&?@^~0x_ \n\t") + [
+SPECIALS = [
+    *list("()[]{},|.'\"`%/*\\+-=<>:;!#$&?@^~0x_ \n\t"),
     ":-",
     "0'",
     "0x",
@@ -119,7 +120,7 @@ SPECIALS = list("()[]{},|.'\"`%/*\\+-=<>:;!#$&?@^~0x_ \n\t") + [
     "-1",
     "1e999",
 ]
-HOSTILE = [
+HOSTILE: list[Callable[[random.Random], str]] = [
     lambda r: "p(" + "+".join(["a"] * r.randint(150, 700)) + ").\n",
     lambda r: "p(" + "f(" * r.randint(150, 3000) + "a" + ")" * 3000 + ".\n",
     lambda r: "p(" + "[" * r.randint(150, 3000) + "]" * 3000 + ").\n",
@@ -128,13 +129,29 @@ HOSTILE = [
     lambda r: "p(" + "9" * r.randint(4000, 5000) + ").\n",
     lambda r: "p('\\x" + r.choice(["d800", "dfff", "110000", "0"]) + "\\').\n",
     lambda r: "p(" + "1" * r.randint(300, 500) + ".0e" + "9" * r.randint(1, 5) + ").\n",
-    lambda r: ":- op(" + r.choice(["1201", "-1", "700", "0", "a"]) + ", "
-    + r.choice(["xfx", "fy", "xf", "zz"]) + ", " + r.choice(["','", "'|'", "[]", "===>", "[a,1]"])
-    + ").\n",
-    lambda r: ":- modeb(" + r.choice(["*", "0", "-1", "1.5", "a"]) + ", "
-    + r.choice(["[]", "'[]'", "[q(+a)]", "q(+a, -b)", "1", "X", "q(+1, -[])"]) + ").\n",
-    lambda r: ":- set(" + r.choice(["i", "nodes", "minacc", "noise", "clauselength"]) + ", "
-    + r.choice(["-1", "0", "2.5", "1000000000", "inf", "nan", "a", "[]"]) + ").\n",
+    lambda r: (
+        ":- op("
+        + r.choice(["1201", "-1", "700", "0", "a"])
+        + ", "
+        + r.choice(["xfx", "fy", "xf", "zz"])
+        + ", "
+        + r.choice(["','", "'|'", "[]", "===>", "[a,1]"])
+        + ").\n"
+    ),
+    lambda r: (
+        ":- modeb("
+        + r.choice(["*", "0", "-1", "1.5", "a"])
+        + ", "
+        + r.choice(["[]", "'[]'", "[q(+a)]", "q(+a, -b)", "1", "X", "q(+1, -[])"])
+        + ").\n"
+    ),
+    lambda r: (
+        ":- set("
+        + r.choice(["i", "nodes", "minacc", "noise", "clauselength"])
+        + ", "
+        + r.choice(["-1", "0", "2.5", "1000000000", "inf", "nan", "a", "[]"])
+        + ").\n"
+    ),
     lambda r: r.choice(["1.\n", "2.5.\n", '"s".\n', "X.\n", "[].\n", "pos(1).\n", "succ(a,b).\n"]),
     lambda r: "x = " + "[" * r.randint(90, 5000) + "]" * 5000 + "\n",
     lambda r: "x = " + "{a=" * r.randint(90, 2000) + "1" + "}" * 2000 + "\n",
@@ -250,7 +267,9 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     cpu0 = time.process_time()
     for target in targets:
-        cases, findings = fuzz(target, args.seconds / len(targets), args.case_seconds, rng, args.out)
+        cases, findings = fuzz(
+            target, args.seconds / len(targets), args.case_seconds, rng, args.out
+        )
         rows.append((target, cases, sum(findings.values()), dict(findings)))
     print(f"{'target':10} {'cases':>8} {'findings':>9}  kinds")
     for target, cases, n, kinds in rows:

@@ -42,7 +42,7 @@ def test_an_example_that_is_no_goal_is_refused_with_its_location(
 ) -> None:
     # '"abc"' reads as a code list under Aleph's double_quotes=codes, a list is no goal either
     folder = aleph(tmp_path, f=f"p(x).\n{example}\n")
-    with pytest.raises(DataError, match=rf"t\.f:2:1: example .* is ") as info:
+    with pytest.raises(DataError, match=r"t\.f:2:1: example .* is ") as info:
         load_task(folder, format="aleph")
     assert what in str(info.value) or "is for ./2" in str(info.value)
 
@@ -65,9 +65,7 @@ def test_a_mode_whose_template_is_no_predicate_is_refused(tmp_path: Path, templa
 # -- redefined built-ins --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "clause", ["succ(a, b).", "length(L, N) :- N = 0.", "atom(x).", "true."]
-)
+@pytest.mark.parametrize("clause", ["succ(a, b).", "length(L, N) :- N = 0.", "atom(x).", "true."])
 def test_redefining_a_system_builtin_is_a_load_error(tmp_path: Path, clause: str) -> None:
     folder = aleph(tmp_path, b=BIAS + clause + "\n")
     with pytest.raises(DataError, match=r"t\.b:3:1: this clause defines .* built-in predicate"):
@@ -127,7 +125,9 @@ def test_settings_at_their_bounds_are_accepted() -> None:
 
 
 def test_a_misspelled_setting_gets_a_did_you_mean() -> None:
-    with pytest.raises(BiasError, match="unknown setting 'clauselenght'; did you mean 'clauselength'"):
+    with pytest.raises(
+        BiasError, match="unknown setting 'clauselenght'; did you mean 'clauselength'"
+    ):
         Settings().set_value("clauselenght", 3)
 
 
@@ -179,8 +179,9 @@ def test_none_through_set_and_toml(tmp_path: Path) -> None:
     )
     assert options.step_limit is None  # type: ignore[attr-defined]
     run = tmp_path / "run.toml"
-    run.write_text('[data]\npath = "trains"\n[backend]\nname = "native"\n'
-                   'options = { timeout = "none" }\n')
+    run.write_text(
+        '[data]\npath = "trains"\n[backend]\nname = "native"\noptions = { timeout = "none" }\n'
+    )
     loaded = load_config(run)
     options = get_plugin_manager().validate_options(
         "backend", "native", loaded.plugin("backend").options
@@ -205,8 +206,9 @@ def test_toml_nested_ten_thousand_deep_is_a_config_error(tmp_path: Path) -> None
 
 def test_toml_a_few_levels_deep_is_fine(tmp_path: Path) -> None:
     run = tmp_path / "run.toml"
-    run.write_text('[data]\npath = "trains"\n[learner]\nname = "theory"\n'
-                   "options = { max_rules = 3 }\n")
+    run.write_text(
+        '[data]\npath = "trains"\n[learner]\nname = "theory"\noptions = { max_rules = 3 }\n'
+    )
     assert load_config(run).plugin("learner").options == {"max_rules": 3}
 
 

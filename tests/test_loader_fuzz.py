@@ -14,7 +14,7 @@ import shutil
 import signal
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
@@ -48,11 +48,8 @@ def load_or_ilpkit_error(target: str, files: dict[str, str]) -> None:
     folder = Path(tempfile.mkdtemp(prefix=f"loader-fuzz-{target}-"))
     try:
         write_case(folder, files)
-        with time_limit(10):
-            try:
-                run_target(target, folder)
-            except IlpkitError:
-                pass
+        with time_limit(10), suppress(IlpkitError):
+            run_target(target, folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -60,6 +60,7 @@ class BackendOptions(BaseModel):
         """``None``, ``none`` and ``null`` as text (``--set``, TOML) mean None where the
         option's help promises "None = ..."."""
         return none_words_to_none(cls, data)
+
     trust_data: bool = Field(
         default=False,
         description="Allow directives and built-ins outside ilpkit's side-effect-free "

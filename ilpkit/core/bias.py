@@ -214,13 +214,45 @@ _SEARCHES: Final = (
 SETTING_SPECS: Final[dict[str, SettingSpec]] = {
     s.name: s
     for s in [
-        SettingSpec("clauselength", "int", 4, "maximum literals in a clause, counting the head", lo=1, hi=MAX_CLAUSELENGTH, why="the head counts as one literal"),
-        SettingSpec("i", "int", 2, "layers of new variables in a bottom clause", lo=1, hi=MAX_I, why="bottom clauses grow with every layer"),
+        SettingSpec(
+            "clauselength",
+            "int",
+            4,
+            "maximum literals in a clause, counting the head",
+            lo=1,
+            hi=MAX_CLAUSELENGTH,
+            why="the head counts as one literal",
+        ),
+        SettingSpec(
+            "i",
+            "int",
+            2,
+            "layers of new variables in a bottom clause",
+            lo=1,
+            hi=MAX_I,
+            why="bottom clauses grow with every layer",
+        ),
         SettingSpec("nodes", "int", 5000, "clauses evaluated per search", lo=1),
         SettingSpec("noise", "number", 0, "negative examples a clause may cover", lo=0),
-        SettingSpec("minacc", "float", 0.0, "minimum precision of an acceptable clause", lo=0, hi=1, why="a precision is a fraction"),
+        SettingSpec(
+            "minacc",
+            "float",
+            0.0,
+            "minimum precision of an acceptable clause",
+            lo=0,
+            hi=1,
+            why="a precision is a fraction",
+        ),
         SettingSpec("minpos", "int", 1, "minimum positives an acceptable clause covers", lo=0),
-        SettingSpec("minposfrac", "float", 0.0, "minimum fraction of positives covered", lo=0, hi=1, why="a fraction"),
+        SettingSpec(
+            "minposfrac",
+            "float",
+            0.0,
+            "minimum fraction of positives covered",
+            lo=0,
+            hi=1,
+            why="a fraction",
+        ),
         SettingSpec(
             "minscore", "float", -INF, "minimum score of an acceptable clause", allow_inf=True
         ),
@@ -259,7 +291,9 @@ SETTING_SPECS: Final[dict[str, SettingSpec]] = {
             ("gsat", "wsat", "rrr", "anneal"),
         ),
         SettingSpec("rrr_cutoff", "int", 1000, "clauses per restart of Rapid Random Restart", lo=1),
-        SettingSpec("max_restarts", "int", INF, "restarts of Rapid Random Restart", allow_inf=True, lo=0),
+        SettingSpec(
+            "max_restarts", "int", INF, "restarts of Rapid Random Restart", allow_inf=True, lo=0
+        ),
         SettingSpec(
             "construct_bottom",
             "atom",

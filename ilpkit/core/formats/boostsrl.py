@@ -136,9 +136,7 @@ def _keyword(word: str) -> str | None:
 
 # Numbers the fast path may convert: integers up to Python's 4,300 digits, floats with at
 # most 300 integer digits (finite); longer ones go to the reader, which reports them.
-_ATOM_OR_NUMBER: Final = (
-    r"\s*(?:[a-z]\w*|-?(?:\d{1,300}(?:\.\d+)?|\d{301,4300})(?![\w.]))\s*"
-)
+_ATOM_OR_NUMBER: Final = r"\s*(?:[a-z]\w*|-?(?:\d{1,300}(?:\.\d+)?|\d{301,4300})(?![\w.]))\s*"
 _SIMPLE_FACT: Final = re.compile(
     rf"\s*([a-z]\w*)\(((?:{_ATOM_OR_NUMBER},)*{_ATOM_OR_NUMBER})\)\s*\.\s*"
 )

@@ -85,6 +85,8 @@ def check_not_system(head: Term, loc: SourceLocation) -> None:
             "cannot redefine (engines would disagree on which definition runs); rename the "
             "predicate"
         )
+
+
 """Functors of terms that are directives or rules, never facts."""
 
 _SECTION_MARKERS: Final = {
