@@ -167,7 +167,13 @@ def mutate(text: str, rng: random.Random) -> str:
         if action < 0.3:
             text = text[:i] + text[j:]
         elif action < 0.6:
-            piece = rng.choice(SPECIALS) if rng.random() < 0.8 else chr(rng.randint(1, 0x2FFF))
+            if rng.random() < 0.7:
+                piece = rng.choice(SPECIALS)
+            else:  # a run of arbitrary characters, control and non-ASCII ones included
+                piece = "".join(
+                    chr(rng.choice([rng.randint(0, 0x7F), rng.randint(0x80, 0x2FFF)]))
+                    for _ in range(rng.randint(1, 12))
+                )
             text = text[:i] + piece + text[i:]
         elif action < 0.8:
             text = text[:j] + text[i:j] + text[j:]
@@ -196,9 +202,11 @@ def run_target(target: str, folder: Path) -> None:
         resolve_plugins(config, get_plugin_manager())
         return
     from ilpkit.core.formats import load_task
+    from ilpkit.core.safety import unsafe_constructs
 
     task = load_task(folder, format=target)
     task.summary()
+    unsafe_constructs(task)  # what `ilpkit data check` and every backend run next
 
 
 class Hang(Exception):

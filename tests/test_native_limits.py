@@ -162,3 +162,20 @@ def test_huge_integers_are_not_written_as_text() -> None:
     with pytest.raises(Exception, match="more than 4,000 digits") as info:
         _ask(engine, "p(A)")
     assert not isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "X is 10 ** 5000, term_to_atom(X, A)",
+        "X is 10 ** 5000, term_string(X, A)",
+        "X is 10 ** 5000, number_codes(X, A)",
+        "length(L, 5000), maplist(=(0'1), L), atom_codes(C, L), atom_number(C, A)",
+        "length(L, 5000), maplist(=(0'1), L), number_codes(A, L)",
+    ],
+)
+def test_integers_beyond_python_text_limits_are_prolog_errors(body: str) -> None:
+    # Python refuses int <-> text beyond 4,300 digits with a ValueError; here it is a
+    # representation_error that catch/3 sees, as a Prolog error should be.
+    engine = _engine(f"p(A) :- {body}.\nq(E) :- catch(p(_), error(E, _), true).\n")
+    assert _ask(engine, "q(E)") == ["q(representation_error(max_integer_text))"]

@@ -1318,6 +1318,10 @@ _ESCAPES: Final = {
 }
 
 
+_MAX_TEXT_DIGITS: Final = 4_000
+"""Longest decimal text turned into an integer (Python refuses more than 4,300 digits)."""
+
+
 def _parse_number(text: str, *, layout: bool = False) -> int | float | None:
     """Prolog number syntax (SWI): signs, ``1_000``, ``0x1F``, ``0'c``, ``1.0e10``, ``1e10``,
     ``1.0Inf``.  ``layout`` allows leading white space (``number_codes/2`` does)."""
@@ -1348,6 +1352,8 @@ def _parse_number(text: str, *, layout: bool = False) -> int | float | None:
         radix = int(m.group("radix"))
         if not 2 <= radix <= 36:
             return None
+        if len(m.group("rdigits")) > _MAX_TEXT_DIGITS:
+            return None
         try:
             value = int(m.group("rdigits"), radix)
         except ValueError:
@@ -1362,7 +1368,14 @@ def _parse_number(text: str, *, layout: bool = False) -> int | float | None:
         except OverflowError:  # pragma: no cover - float() returns inf instead
             return None
     else:
-        value = int(m.group("int").replace("_", ""))
+        digits = m.group("int").replace("_", "")
+        if len(digits) > _MAX_TEXT_DIGITS:
+            raise _err(
+                ("representation_error", "max_integer_text"),
+                f"representation error: an integer of more than {_MAX_TEXT_DIGITS:,} digits "
+                "cannot be read from text",
+            )
+        value = int(digits)
     return -value if neg else value
 
 
@@ -1380,8 +1393,8 @@ def _atomic_text(t: RT) -> str | None:
         if t.bit_length() > _MAX_TEXT_INT_BITS:
             raise _err(
                 ("representation_error", "max_integer_text"),
-                "representation error: an integer of more than 4,000 digits cannot be "
-                "written as text",
+                f"representation error: an integer of more than {_MAX_TEXT_DIGITS:,} digits "
+                "cannot be written as text",
             )
         return str(t)
     if tt is float:
@@ -2001,7 +2014,13 @@ def _parse_text_term(text: str) -> RT:
 
 
 def _term_text(t: RT) -> str:
-    return to_prolog(_to_term(t))
+    try:
+        return to_prolog(_to_term(t))
+    except ValueError:  # an integer beyond Python's 4,300 digits of text
+        raise _err(
+            ("representation_error", "max_integer_text"),
+            "representation error: an integer of more than 4,000 digits cannot be written as text",
+        ) from None
 
 
 def _term_conv(out_string: bool) -> DetFn:
