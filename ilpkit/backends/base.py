@@ -53,6 +53,11 @@ class BackendOptions(BaseModel):
     timeout: float | None = Field(
         default=None, gt=0, description="Seconds allowed per query; None = unlimited."
     )
+    trust_data: bool = Field(
+        default=False,
+        description="Allow directives and built-ins outside ilpkit's side-effect-free "
+        "allow-list in background files (they may run arbitrary code in a Prolog engine).",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -60,12 +65,6 @@ class BackendOptions(BaseModel):
         """``None``, ``none`` and ``null`` as text (``--set``, TOML) mean None where the
         option's help promises "None = ..."."""
         return none_words_to_none(cls, data)
-
-    trust_data: bool = Field(
-        default=False,
-        description="Allow directives and built-ins outside ilpkit's side-effect-free "
-        "allow-list in background files (they may run arbitrary code in a Prolog engine).",
-    )
 
 
 @dataclass(frozen=True)
