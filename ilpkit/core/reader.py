@@ -738,19 +738,10 @@ class PrologReader:
         return self._read_lines(_file_lines(Path(path)), name)
 
     def read_text(self, text: str, name: str = "<string>") -> Iterator[ReadTerm]:
-        """The clauses of ``text``."""
+        """The clauses of ``text`` (errors, like a file's, come while iterating)."""
         bad = _SURROGATE_RE.search(text)
         if bad is not None:
-            line = text.count("\n", 0, bad.start()) + 1
-            col = bad.start() - (text.rfind("\n", 0, bad.start()) + 1) + 1
-            raise PrologSyntaxError(
-                [
-                    (
-                        SourceLocation(name, line, col),
-                        f"lone UTF-16 surrogate {ord(bad.group()):#x}: not a character",
-                    )
-                ]
-            )
+            return _refuse_surrogate(text, bad.start(), name)
         return self._read_lines(iter([text]), name)
 
     def read_term(self, text: str, name: str = "<string>") -> Term:
@@ -1013,6 +1004,16 @@ def _too_deep(term: Term) -> str | None:
 
 
 _SURROGATE_RE: Final = re.compile("[\ud800-\udfff]")
+
+
+def _refuse_surrogate(text: str, at: int, name: str) -> Iterator[ReadTerm]:
+    """Raise, when iterated, the error for the lone surrogate at ``at`` (files decode as
+    strict UTF-8 and cannot hold one; a Python string can)."""
+    line = text.count("\n", 0, at) + 1
+    col = at - (text.rfind("\n", 0, at) + 1) + 1
+    message = f"lone UTF-16 surrogate {ord(text[at]):#x}: not a character"
+    raise PrologSyntaxError([(SourceLocation(name, line, col), message)])
+    yield  # pragma: no cover - makes this a generator
 
 
 def _skip_to_clause_end(text: str, pos: int) -> int:
