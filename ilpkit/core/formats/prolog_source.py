@@ -16,6 +16,7 @@ from typing import Final, Literal
 from ilpkit.core.bias import Bias, parse_mode
 from ilpkit.core.errors import DataError, IlpkitError, PrologSyntaxError, SourceLocation
 from ilpkit.core.reader import PrologReader
+from ilpkit.core.system_predicates import SYSTEM_PREDICATES
 from ilpkit.core.task import (
     NEG,
     POS,
@@ -56,13 +57,7 @@ _LIBRARY_LOADERS: Final = frozenset(
 _NOT_FACTS: Final = frozenset({":-", "?-"})
 
 
-def _system_predicates() -> frozenset[tuple[str, int]]:
-    from ilpkit.backends.native.resolution import SYSTEM_PREDICATES
-
-    return SYSTEM_PREDICATES
-
-
-_SYSTEM_NAMES: Final = frozenset(name for name, _ in _system_predicates())
+_SYSTEM_NAMES: Final = frozenset(name for name, _ in SYSTEM_PREDICATES)
 """Names of system built-ins: facts with these names leave the fast path to be checked."""
 
 
@@ -78,7 +73,7 @@ def check_not_system(head: Term, loc: SourceLocation) -> None:
         key = (head.value, 0)
     else:
         return
-    if key in _system_predicates():
+    if key in SYSTEM_PREDICATES:
         name = to_prolog(Const(key[0]), 0)
         raise DataError(
             f"{loc}: this clause defines {name}/{key[1]}, a built-in predicate that a program "
