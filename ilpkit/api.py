@@ -63,6 +63,8 @@ def cv(
     tune_folds: int = 0,
     repeats: int = 1,
     curve: list[int] | None = None,
+    pu_label_frequency: float | None = None,
+    pu_labelings: int | None = None,
     settings: dict[str, Any] | None = None,
     options: dict[str, dict[str, Any]] | None = None,
     seed: int = 0,
@@ -98,6 +100,8 @@ def cv(
             "repeats": repeats,
             "curve": list(curve or []),
             "parallel": parallel,
+            "pu_label_frequency": pu_label_frequency,
+            "pu_labelings": pu_labelings,
         },
         where="cv()",
     )

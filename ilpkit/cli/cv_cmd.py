@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ilpkit.cli.common import FormatOpt, SetOpt, StemOpt, TrustOpt, split_sets
 from ilpkit.core.config import DataFormat, RunConfig, apply_overrides, load_config
 from ilpkit.core.errors import ConfigError
+from ilpkit.core.outpaths import check_output_dir
 
 SECTIONS = ("", "backend", "search", "scorer", "learner", "executor")
 
@@ -107,6 +108,17 @@ def cv(
     ] = None,
     tune_folds: Annotated[int, typer.Option(help="Folds with the tune role per unit.")] = 0,
     repeats: Annotated[int, typer.Option(help="Repetitions with different seeds.")] = 1,
+    pu_label_frequency: Annotated[
+        float | None,
+        typer.Option(
+            help="PU data: keep each training positive labeled with this probability c; "
+            "the other training examples become unlabeled (test folds keep true labels)."
+        ),
+    ] = None,
+    pu_labelings: Annotated[
+        int | None,
+        typer.Option(help="PU labelings drawn (one per repeat; sets --repeats)."),
+    ] = None,
     curve: Annotated[
         str | None,
         typer.Option(help="Learning-curve clause budgets, comma-separated (100,1000,10000)."),
@@ -145,7 +157,7 @@ def cv(
     def from_options() -> RunConfig:
         return _config_from_options(
             path, learner, search, scorer, backend, executor, folds, tune_folds, repeats,
-            curve, sets, seed, fmt, stem, parallel,
+            curve, sets, seed, fmt, stem, parallel, pu_label_frequency, pu_labelings,
         )  # fmt: skip
 
     if resume is not None:
@@ -160,6 +172,7 @@ def cv(
         raise ConfigError("give a dataset PATH (or --resume RUN_DIR)")
     if out is None:
         raise ConfigError("give the run directory to create with --out RUN_DIR")
+    check_output_dir(out)  # before the data is read (run_experiment checks again)
     _run(from_options(), out, resume=False, quiet=quiet, trust_data=trust_data, limit=time_limit)
 
 
@@ -197,11 +210,14 @@ def report(
     """Compare runs in one table; later runs are t-tested against the first on shared units.
     Also rewrites each run's report.md and plots."""
     from ilpkit.core.report import compare_runs, plot_run_curves, write_report
+    from ilpkit.core.runlock import RunLock
     from ilpkit.core.runs import RunDirectory
 
     dirs = [RunDirectory(p) for p in runs]
     for d in dirs:
-        write_report(d, d.results())
+        results = d.results()  # first: no directory is made for a path that holds no run
+        with RunLock(d.path):  # not while a run writes there
+            write_report(d, results)
     if plot is not None:
         if not plot_run_curves(dirs, plot, metric=metric):
             raise ConfigError("--plot needs matplotlib: pip install 'ilpkit[plots]'")
@@ -225,6 +241,8 @@ def _config_from_options(
     fmt: str,
     stem: str | None,
     parallel: str = "auto",
+    pu_label_frequency: float | None = None,
+    pu_labelings: int | None = None,
 ) -> RunConfig:
     from ilpkit.core.compose import run_config
 
@@ -256,6 +274,8 @@ def _config_from_options(
             "repeats": repeats,
             "curve": budgets,
             "parallel": parallel,
+            "pu_label_frequency": pu_label_frequency,
+            "pu_labelings": pu_labelings,
         },
     )
 

@@ -26,6 +26,7 @@ from ilpkit.cli.common import (
 from ilpkit.cli.tables import fit_table
 from ilpkit.core.config import DataFormat
 from ilpkit.core.learner import Recorded, Rule, SelfExplaining, load_model
+from ilpkit.core.outpaths import check_output_file
 from ilpkit.core.search import Evaluated
 
 SECTIONS: Final = ("", "backend", "search", "scorer", "learner", "executor")
@@ -165,6 +166,8 @@ def learn(
     backend., executor.) sets plugin options."""
     from ilpkit.api import learn as learn_model
 
+    if out is not None:
+        check_output_file(out)  # before any work, not a traceback after it
     options = split_sets(sets, SECTIONS)
     settings = options.pop("")
     started = time.perf_counter()
@@ -239,6 +242,8 @@ def predict(
     """Score every example of a dataset with a saved model."""
     from ilpkit.api import predict as predict_scores
 
+    if out is not None:
+        check_output_file(out, example="scores.csv")
     options = split_sets(sets, ("backend",))
     result = predict_scores(
         model_path,

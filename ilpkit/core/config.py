@@ -178,8 +178,38 @@ class CVConfig(BaseModel):
         "that have them, else folds). The numbers are the same either way.",
     )
 
+    pu_label_frequency: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="Positive-unlabeled data: each training (and tune) positive keeps its "
+        "label with this probability, every other training example becomes unlabeled; test "
+        "folds keep their true labels. Unset: the data's labels as read.",
+    )
+    pu_labelings: int | None = Field(
+        default=None,
+        ge=1,
+        description="Number of PU labelings (each repeat draws its own; sets cv.repeats).",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _labelings_are_repeats(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("pu_labelings") is not None:
+            k = int(data["pu_labelings"])
+            repeats = data.get("repeats")
+            if repeats not in (None, 1, k):
+                raise ValueError(
+                    f"pu_labelings={k} and repeats={repeats}: each repeat draws one labeling, "
+                    "so give one of them (or equal values)"
+                )
+            data = {**data, "repeats": k}
+        return data
+
     @model_validator(mode="after")
     def _budgets_positive(self) -> CVConfig:
+        if self.pu_labelings is not None and self.pu_label_frequency is None:
+            raise ValueError("pu_labelings needs pu_label_frequency (the label frequency c)")
         if any(b < 1 for b in self.curve):
             raise ValueError("learning-curve budgets must be >= 1 clause")
         return self
@@ -241,10 +271,19 @@ def load_config(path: str | Path) -> RunConfig:
         raise ConfigError(f"{where}: not UTF-8 text ({err.reason})") from None
     except OSError as err:
         raise ConfigError(f"{where}: cannot read: {err.strerror or err}") from None
+    deep = _too_deep(text)
+    if deep is not None:
+        line, col = deep
+        raise ConfigError(
+            f"{where}:{line}:{col}: arrays and inline tables nested more than "
+            f"{MAX_TOML_DEPTH} deep; a run file needs a few levels"
+        )
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(_toml_error(where, err)) from None
+    except RecursionError:  # pragma: no cover - _too_deep finds these first
+        raise ConfigError(f"{where}: invalid TOML: nested too deeply") from None
     config = _validate(raw, where)
     return _relative_to(config, file.parent)
 
@@ -268,6 +307,50 @@ def _validate(raw: Mapping[str, Any], where: str) -> RunConfig:
             for issue in issues(err, RunConfig, noun="key")
         ]
         raise ConfigError("\n".join(lines)) from None
+
+
+MAX_TOML_DEPTH: Final = 100
+"""Deepest nesting of ``[`` and ``{`` a run file or ``--set`` value may have (Python's TOML
+parser recurses once per level and would exhaust the stack near 1,000)."""
+
+
+def _too_deep(text: str) -> tuple[int, int] | None:
+    """Line and column of the first ``[`` or ``{`` nested more than :data:`MAX_TOML_DEPTH`
+    deep (outside strings and comments), or None.  Table headers (``[a]``, ``[[a]]``) count
+    while open, which only shifts the bound by two."""
+    depth = 0
+    i, n = 0, len(text)
+    line, line_start = 1, 0
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line, line_start = line + 1, i + 1
+        elif c == "#":
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        elif c in "\"'":
+            triple = text.startswith(c * 3, i)
+            quote = c * 3 if triple else c
+            j = i + len(quote)
+            while j < n and not text.startswith(quote, j):
+                if text[j] == "\\" and c == '"':
+                    j += 1
+                elif text[j] == "\n":
+                    if not triple:
+                        break
+                    line, line_start = line + 1, j + 1
+                j += 1
+            i = j + len(quote)
+            continue
+        elif c in "[{":
+            depth += 1
+            if depth > MAX_TOML_DEPTH:
+                return line, i - line_start + 1
+        elif c in "]}":
+            depth = max(0, depth - 1)
+        i += 1
+    return None
 
 
 def _toml_error(where: str, err: tomllib.TOMLDecodeError) -> str:
@@ -300,11 +383,11 @@ def _relative_to(config: RunConfig, base: Path) -> RunConfig:
 def parse_value(text: str) -> Any:
     """A ``--set`` value: a TOML value when it is one (``5``, ``0.5``, ``true``, ``"x"``,
     ``[1, 2]``), otherwise the text itself (``swi``). Dates and times stay text."""
-    if "\n" in text or "\r" in text:
+    if "\n" in text or "\r" in text or _too_deep(text) is not None:
         return text
     try:
         value = tomllib.loads(f"value = {text}")["value"]
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         return text
     if isinstance(value, (datetime.date, datetime.time)):
         return text

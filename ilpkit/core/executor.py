@@ -16,8 +16,15 @@ from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
 from typing import Protocol, Self, TypeVar, runtime_checkable
 
+from ilpkit.core.errors import IlpkitError
+
 U = TypeVar("U")
 R = TypeVar("R")
+
+
+class WorkerLost(IlpkitError):
+    """A worker process died while running a unit (killed, out of memory): the run stops
+    with a message instead of a traceback; a run directory's finished units are kept."""
 
 
 @runtime_checkable
@@ -33,12 +40,15 @@ class Executor(Protocol):
 
         ``fn`` must be a module-level function and each unit picklable, so that executors
         running work in other processes or machines can ship them. An exception raised by
-        ``fn`` is raised from the iterator when its result is reached.
+        ``fn`` is raised from the iterator when its result is reached; a worker that died
+        raises :class:`WorkerLost` there.
         """
         ...
 
     def close(self) -> None:
-        """Release workers and connections; the executor is unusable afterwards."""
+        """Release workers and connections; the executor is unusable afterwards. Units still
+        running (after Ctrl-C, an error, or when the caller stopped reading) are stopped, not
+        waited for."""
         ...
 
 

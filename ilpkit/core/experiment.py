@@ -255,6 +255,8 @@ def run_unit(unit: Unit, members: Any = None) -> UnitResult:
     base = _CACHE.get_task(config)
     task = fold_task(base, config, unit.repeat)
     split = splits(task, config)[unit.fold]
+    if config.cv.pu_label_frequency is not None:
+        task = pu_task(task, split, config.cv.pu_label_frequency, config.seed, unit.repeat)
     labelled = split.test[np.isin(task.examples.labels[split.test], (POS, NEG))]
     if not np.any(task.examples.labels[split.train] == POS):
         raise DataError(f"{task.name}: unit {unit.key} has no positive training example")
@@ -304,6 +306,21 @@ def run_unit(unit: Unit, members: Any = None) -> UnitResult:
         seconds=time.perf_counter() - started,
         model=model.to_json(),
     )
+
+
+def pu_task(task: Task, split: Split, c: float, seed: int, repeat: int) -> Task:
+    """``task`` with a PU labeling of the split's training and tune examples (repeat
+    ``repeat`` draws its own; test labels stay true); see :func:`ilpkit.core.pu.pu_labels`."""
+    from dataclasses import replace
+
+    from ilpkit.core.pu import pu_labels
+    from ilpkit.core.task import Examples
+
+    ex = task.examples
+    ids = np.union1d(split.train, split.tune).astype(np.int64)
+    labels = pu_labels(ex.labels, ids, c, derive_seed(seed, "pu", repeat))
+    examples = Examples(ex.atoms, labels, ex.weights, ex.folds, ex.locations)
+    return replace(task, examples=examples, label_frequency=c)
 
 
 def learner_has_members(config: RunConfig) -> bool:
