@@ -9,6 +9,7 @@ it left out (``--json`` shows everything).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from rich.console import Console
 from rich.measure import Measurement
@@ -26,8 +27,11 @@ def _header(column: object) -> str:
     return str(getattr(column, "header", ""))
 
 
-def fit_table(table: Table, console: Console, drop_first: Sequence[str] = DROP_FIRST) -> Table:
-    """``table`` with columns removed until it fits ``console.width`` (rule text folds)."""
+def fit_table(table: Any, console: Console, drop_first: Sequence[str] = DROP_FIRST) -> Any:
+    """``table`` with columns removed until it fits ``console.width`` (rule text folds);
+    anything but a :class:`Table` (a tree, a group of tables) is returned as it is."""
+    if not isinstance(table, Table):
+        return table
     for column in table.columns:
         if _header(column) in FOLD:
             column.overflow = "fold"
