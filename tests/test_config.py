@@ -21,7 +21,7 @@ from ilpkit.core.config import (
     resolve_plugins,
 )
 from ilpkit.core.errors import ConfigError
-from ilpkit.core.plugins import KINDS, PluginManager
+from ilpkit.core.plugins import RUN_KINDS as KINDS, PluginManager
 from ilpkit.plugins.executors.local import LocalOptions
 from ilpkit.plugins.learners.theory import TheoryOptions
 

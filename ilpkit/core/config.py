@@ -36,7 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from ilpkit.core import tomlw
 from ilpkit.core.errors import ConfigError, PluginError, path_str
-from ilpkit.core.plugins import KINDS, PluginKind, PluginManager
+from ilpkit.core.plugins import RUN_KINDS, PluginKind, PluginManager
 from ilpkit.core.validation import issues
 
 __all__ = [
@@ -175,7 +175,7 @@ class RunConfig(BaseModel):
         return choice
 
 
-assert set(KINDS) <= set(RunConfig.model_fields), "every plugin kind needs a RunConfig field"
+assert set(RUN_KINDS) <= set(RunConfig.model_fields), "every run kind needs a RunConfig field"
 
 
 # --------------------------------------------------------------------------------------------
@@ -300,7 +300,7 @@ def apply_overrides(
     """
     config = base.model_dump() if isinstance(base, RunConfig) else copy.deepcopy(dict(base))
     overrides = parse_set_options(items)
-    for kind in KINDS:
+    for kind in RUN_KINDS:
         if isinstance(config.get(kind), str):
             config[kind] = {"name": config[kind]}
         change = overrides.get(kind)
@@ -314,7 +314,7 @@ def apply_overrides(
 
 def _route(parts: list[str]) -> tuple[str, ...]:
     head, rest = parts[0], parts[1:]
-    if head not in KINDS:
+    if head not in RUN_KINDS:
         return tuple(parts)
     if not rest:
         return (head, "name")
@@ -361,7 +361,7 @@ def resolve_plugins(
     """
     resolved: dict[PluginKind, BaseModel] = {}
     lines: list[str] = []
-    for kind in KINDS:
+    for kind in RUN_KINDS:
         choice = config.plugin(kind)
         try:
             resolved[kind] = manager.validate_options(kind, choice.name, choice.options)

@@ -49,7 +49,8 @@ SPLIT_NAMES = ("train", "tune", "test")
 """Fold names that are roles of a fixed split rather than cross-validation folds."""
 
 PROBABILITY_FLOOR = 1e-3
-"""Floor of probabilities in the mean cross entropy (gleanersrl sec. 3's prob_min)."""
+"""Floor of probabilities in the mean cross entropy (gleanersrl sec. 3's prob_min), unless
+the model tuned its own (``model.probability_floor``: GleanerSRL)."""
 
 
 @dataclass(frozen=True)
@@ -390,7 +391,8 @@ def evaluate(
     predict_proba = getattr(model, "predict_proba", None)
     if predict_proba is not None and len(labels):
         probs = np.asarray(predict_proba(backend, ids), dtype=np.float64)
-        metrics["mce"] = mean_cross_entropy(probs, labels, PROBABILITY_FLOOR)
+        floor = float(getattr(model, "probability_floor", PROBABILITY_FLOOR))
+        metrics["mce"] = mean_cross_entropy(probs, labels, floor)
     return metrics
 
 

@@ -60,6 +60,7 @@ __all__ = [
     "PluginKind",
     "PluginManager",
     "PluginSpec",
+    "RUN_KINDS",
     "get_plugin_manager",
     "hookimpl",
     "hookspec",
@@ -78,8 +79,11 @@ BUILTIN_MODULE: Final = "ilpkit.plugins.builtin"
 DISABLE_AUTOLOAD_ENV: Final = "ILPKIT_DISABLE_PLUGIN_AUTOLOAD"
 """Set this environment variable (to anything but ``""``/``0``) to skip third-party plugins."""
 
-PluginKind = Literal["backend", "search", "scorer", "learner", "executor"]
+PluginKind = Literal["backend", "search", "scorer", "learner", "executor", "kernel"]
 KINDS: Final[tuple[PluginKind, ...]] = get_args(PluginKind)
+RUN_KINDS: Final[tuple[PluginKind, ...]] = ("backend", "search", "scorer", "learner", "executor")
+"""The kinds a run chooses one of (a RunConfig section each); the others are parts a plugin
+picks by name from its own options (GleanerSRL's ``kernel``)."""
 
 KIND_CONTRACTS: Final[Mapping[PluginKind, str]] = {
     "backend": "a Backend: saturate/coverage/coverage_many over a loaded Task",
@@ -87,6 +91,7 @@ KIND_CONTRACTS: Final[Mapping[PluginKind, str]] = {
     "scorer": "a Scorer turning coverage counts into a score",
     "learner": "a Learner whose fit(task, ctx) returns a Model",
     "executor": "an Executor (ilpkit.core.executor): map(fn, units) in order, and close()",
+    "kernel": "a Kernel (GleanerSRL): gram(a, b, stats) and feature_map(x, stats) or None",
 }
 """What the factory of each kind of plugin must build."""
 

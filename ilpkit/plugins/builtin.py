@@ -14,6 +14,7 @@ from ilpkit.core.plugins import PluginSpec, hookimpl
 from ilpkit.plugins.backends import native, subprocess, swi
 from ilpkit.plugins.executors import dask_cluster, local, processes
 from ilpkit.plugins.learners import boosting, ensembles, gleaner, single_theory, theory
+from ilpkit.plugins.learners import gleanersrl
 from ilpkit.plugins.scorers import SPECS as SCORER_SPECS
 from ilpkit.plugins.search import hillclimb, rrr, topdown
 
@@ -37,4 +38,6 @@ def ilpkit_register_plugins() -> list[PluginSpec[Any]]:
         gleaner.SPEC,
         ensembles.SPEC,
         single_theory.SPEC,
+        gleanersrl.SPEC,
+        *gleanersrl.KERNEL_SPECS,
     ]
