@@ -96,6 +96,9 @@ class UnitResult:
     clauses_evaluated: int = 0
     seconds: float = 0.0
     model: dict[str, Any] = field(default_factory=dict)
+    probabilities: bool = False
+    """Whether ``scores`` are calibrated probabilities (GleanerSRL): reports then draw a
+    reliability diagram."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -359,6 +362,7 @@ def run_unit(unit: Unit, members: Any = None) -> UnitResult:
         clauses_evaluated=int(model.clauses_evaluated),
         seconds=time.perf_counter() - started,
         model=model.to_json(),
+        probabilities=bool(getattr(model, "scores_are_probabilities", False)),
     )
 
 

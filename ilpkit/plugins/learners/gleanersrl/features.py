@@ -71,7 +71,7 @@ class FeatureSpace:
     def bin_matrix(self) -> FloatArray:
         """``M[c, b]``: what clause c adds to bin b's feature when it covers an example
         (its precision times how often bin b's theory holds it; 1 per clause for gleaner)."""
-        m = np.zeros((len(self.clauses), len(self.bins)))
+        m = np.zeros((len(self.precision), len(self.bins)))
         for b, members in enumerate(self.bins):
             for c in members:
                 m[c, b] += 1.0 if self.kind == "gleaner" else self.precision[c]

@@ -82,6 +82,9 @@ class GleanerSRLOptions(GleanerOptions):
         description="Precomputed-kernel SVMs (info) train on at most this many examples: all "
         "positives and a seeded sample of negatives.",
     )
+    svm_max_iter: int = Field(
+        default=100_000, ge=1, description="Iterations after which an SVM fit stops."
+    )
     stage1_cache: str | None = Field(
         default=None, description="Directory caching stage 1 (Gleaner's clauses) per split."
     )
@@ -211,7 +214,11 @@ class GleanerSRLLearner:
             )
             floor, mce = self.tune_floor(s, y_tune, floors)
             tuning.append({"C": None if svm is None else svm.C, "prob_min": floor, "mce": mce})
-            info.update(notes)
+            for key, value in notes.items():
+                if key == "unconverged_C":
+                    info.setdefault(key, []).extend(value)
+                else:
+                    info[key] = value
             if best is None or (mce, k) < best:
                 best = (mce, k)
                 chosen = (svm, s, floor)
@@ -259,6 +266,7 @@ class GleanerSRLLearner:
                 seed=seed % (2**31),
                 class_weight=weight,
                 max_kernel_examples=opts.max_kernel_examples,
+                max_iter=opts.svm_max_iter,
             )
             for C in opts.c_grid
         ]

@@ -13,6 +13,7 @@ The score is the SVM's decision value ``sum_f w_f phi_f(x) + b`` (or
 from __future__ import annotations
 
 import random
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,8 +81,15 @@ def fit_svm(
     seed: int,
     class_weight: str | None,
     max_kernel_examples: int,
+    max_iter: int,
 ) -> tuple[SVMScore, dict[str, Any]]:
-    """Train the SVM on the training rows ``x``; returns it and notes for the model info."""
+    """Train the SVM on the training rows ``x``; returns it and notes for the model info.
+
+    Both solvers stop after ``max_iter`` iterations (libsvm does not converge on the info
+    kernel's indefinite Gram matrix at large C: minutes per fit without the cap); a fit that
+    stopped there is noted as ``unconverged_C``."""
+    from sklearn.exceptions import ConvergenceWarning  # scikit-learn loads only when used
+
     y = np.where(positive, 1, -1)
     if len(np.unique(y)) < 2:
         raise ValueError("GleanerSRL's SVM needs positive and negative training examples")
@@ -89,10 +97,12 @@ def fit_svm(
     if phi is not None:
         from sklearn.svm import LinearSVC
 
-        svm = LinearSVC(C=C, class_weight=class_weight, random_state=seed, max_iter=20000)
-        svm.fit(phi, y)
+        svm = LinearSVC(C=C, class_weight=class_weight, random_state=seed, max_iter=max_iter)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            svm.fit(phi, y)
         w = np.asarray(svm.coef_, dtype=np.float64).ravel()
-        return SVMScore(C, float(svm.intercept_[0]), weights=w), {}
+        return SVMScore(C, float(svm.intercept_[0]), weights=w), _converged(svm, C, max_iter)
     from sklearn.svm import SVC
 
     rows = np.arange(x.shape[0])
@@ -102,11 +112,21 @@ def fit_svm(
         notes = {"kernel_sample": len(rows), "kernel_sample_of": int(x.shape[0])}
     xs = np.asarray(_dense(x[rows]), dtype=np.float64)
     gram = kernel.gram(xs, xs, stats)
-    svm = SVC(C=C, kernel="precomputed", class_weight=class_weight, random_state=seed)
-    svm.fit(gram, y[rows])
+    svm = SVC(
+        C=C, kernel="precomputed", class_weight=class_weight, random_state=seed, max_iter=max_iter
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        svm.fit(gram, y[rows])
+    notes.update(_converged(svm, C, max_iter))
     support = xs[np.asarray(svm.support_, dtype=np.int64)]
     dual = np.asarray(svm.dual_coef_, dtype=np.float64).ravel()
     return SVMScore(C, float(svm.intercept_[0]), support=support, dual=dual), notes
+
+
+def _converged(svm: Any, C: float, max_iter: int) -> dict[str, Any]:
+    n_iter = np.max(np.atleast_1d(svm.n_iter_))
+    return {"unconverged_C": [C]} if n_iter >= max_iter else {}
 
 
 def _capped_rows(
