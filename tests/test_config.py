@@ -21,7 +21,8 @@ from ilpkit.core.config import (
     resolve_plugins,
 )
 from ilpkit.core.errors import ConfigError
-from ilpkit.core.plugins import RUN_KINDS as KINDS, PluginManager
+from ilpkit.core.plugins import RUN_KINDS as KINDS  # the kinds a RunConfig chooses
+from ilpkit.core.plugins import PluginManager
 from ilpkit.plugins.executors.local import LocalOptions
 from ilpkit.plugins.learners.theory import TheoryOptions
 

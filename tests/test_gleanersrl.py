@@ -23,8 +23,8 @@ from ilpkit.core.calibration import choose_floor, isotonic_fit, leave_one_out
 from ilpkit.core.errors import PluginError
 from ilpkit.core.learner import LearnContext, load_model, save_model
 from ilpkit.core.metrics import mean_cross_entropy
-from ilpkit.core.runs import RunDirectory
 from ilpkit.core.plugins import PluginManager, PluginSpec, get_plugin_manager, hookimpl
+from ilpkit.core.runs import RunDirectory
 from ilpkit.plugins.learners.gleanersrl import GleanerSRLLearner, GleanerSRLOptions
 from ilpkit.plugins.learners.gleanersrl.features import FeatureSpace
 from ilpkit.plugins.learners.gleanersrl.kernels import FeatureStats, KernelOptions, MatchKernel
@@ -327,9 +327,10 @@ def test_predict_cli_writes_probabilities(tmp_path: Path) -> None:
 
     runner = CliRunner()
     out = tmp_path / "m.json"
-    result = runner.invoke(app, ["learn", "uwcse", "--learner", "gleanersrl", "--set", "i=2",
-                                 "--set", "learner.seeds=2", "--set", "learner.clauses_per_seed=100",
-                                 "--set", "learner.kernel=binned-dot", "-o", str(out), "-q"])  # fmt: skip
+    args = ["learn", "uwcse", "--learner", "gleanersrl", "--set", "i=2",
+            "--set", "learner.seeds=2", "--set", "learner.clauses_per_seed=100",
+            "--set", "learner.kernel=binned-dot", "-o", str(out), "-q"]  # fmt: skip
+    result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     result = runner.invoke(app, ["predict", str(out), "uwcse", "-o", str(tmp_path / "p.csv")])
     assert result.exit_code == 0, result.output

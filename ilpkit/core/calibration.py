@@ -73,9 +73,7 @@ def isotonic_fit(
     return Isotonic(thresholds, values)
 
 
-def leave_one_out(
-    scores: npt.ArrayLike, labels: npt.ArrayLike, prior: float = 0.0
-) -> FloatArray:
+def leave_one_out(scores: npt.ArrayLike, labels: npt.ArrayLike, prior: float = 0.0) -> FloatArray:
     """``p_i``: each example's probability from an isotonic fit on all the *other* examples.
 
     GleanerSRL tunes its probability floor on these (gleanersrl sec. 3).  Examples with the

@@ -53,9 +53,7 @@ class FeatureStats:
     @property
     def precision(self) -> FloatArray:
         covered = self.tp + self.fp
-        out: FloatArray = np.divide(
-            self.tp, covered, out=np.zeros_like(self.tp), where=covered > 0
-        )
+        out: FloatArray = np.divide(self.tp, covered, out=np.zeros_like(self.tp), where=covered > 0)
         return out
 
     @property

@@ -71,9 +71,7 @@ class GleanerSRLModel:
         """Stage 4: isotonic probability, clipped to ``[prob_min, 1 - prob_min]``."""
         return np.clip(self.isotonic(scores), self.prob_min, 1.0 - self.prob_min)
 
-    def score(
-        self, backend: ClauseBackend, ids: npt.NDArray[np.int64] | None = None
-    ) -> FloatArray:
+    def score(self, backend: ClauseBackend, ids: npt.NDArray[np.int64] | None = None) -> FloatArray:
         ids = _all(backend, ids)
         return self.calibrate(self.raw_scores(self.space.transform(backend, ids)))
 
@@ -94,6 +92,8 @@ class GleanerSRLModel:
             return None
         eye = np.eye(self.space.n_features)
         phi = self.kernel().feature_map(eye, self.stats)
+        if phi is None:
+            return None
         return np.asarray(phi @ self.svm.weights, dtype=np.float64).ravel()
 
     def clause_weights(self) -> FloatArray | None:
@@ -141,7 +141,9 @@ class GleanerSRLModel:
             if self.space.kind == "boolean":
                 shown = str(self.space.clauses[f])
             else:
-                shown = "\n".join(str(self.space.clauses[c]) for c in sorted(set(self.space.bins[f])))
+                shown = "\n".join(
+                    str(self.space.clauses[c]) for c in sorted(set(self.space.bins[f]))
+                )
             table.add_row(
                 str(rank),
                 names[f] if self.space.kind != "boolean" else f"clause {f}",

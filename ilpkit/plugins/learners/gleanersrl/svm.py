@@ -39,6 +39,8 @@ class SVMScore:
     def decision(self, x: Any, kernel: Kernel, stats: FeatureStats) -> FloatArray:
         if self.weights is not None:
             phi = kernel.feature_map(x, stats)
+            if phi is None:
+                raise ValueError(f"kernel {kernel.name!r} has no feature map for primal weights")
             return np.asarray(phi @ self.weights, dtype=np.float64).ravel() + self.intercept
         assert self.support is not None and self.dual is not None
         if len(self.support) == 0:
@@ -129,9 +131,7 @@ def _converged(svm: Any, C: float, max_iter: int) -> dict[str, Any]:
     return {"unconverged_C": [C]} if n_iter >= max_iter else {}
 
 
-def _capped_rows(
-    positive: npt.NDArray[np.bool_], cap: int, seed: int
-) -> npt.NDArray[np.int64]:
+def _capped_rows(positive: npt.NDArray[np.bool_], cap: int, seed: int) -> npt.NDArray[np.int64]:
     """Every positive row and a seeded sample of negative rows, ``cap`` rows in all (sorted)."""
     pos = np.flatnonzero(positive)
     neg = np.flatnonzero(~positive).tolist()
