@@ -70,7 +70,9 @@ def write_report(run: RunDirectory, results: dict[str, Any]) -> Path:
     columns = ["aurpc", "auroc", "f1", "accuracy"]
     if any("mce" in u.metrics for u in units):
         columns.append("mce")
-    heads = [{"aurpc": "AURPC", "auroc": "AUROC", "mce": "MCE"}.get(c, c) for c in columns]
+    heads = [
+        {"aurpc": "AURPC", "auroc": "AUROC", "f1": "F1", "mce": "MCE"}.get(c, c) for c in columns
+    ]
     lines += [
         "",
         "## Units",
