@@ -365,3 +365,14 @@ def test_same_model_on_native_and_swi(tmp_path: Path) -> None:
         models[backend] = json.loads(out.read_text())
     for key in ("features", "stats", "svm", "isotonic", "prob_min", "clauses_evaluated"):
         assert models["native"][key] == models["swi"][key], key
+
+
+def test_reliability_points_by_hand() -> None:
+    from ilpkit.core.report import reliability_points
+
+    # ten bins of width 0.1: bin 0 holds .05 (neg); bin 1 holds .15 (pos) and .12 (neg);
+    # bin 9 holds .95 (pos) and 1.0 (the last bin includes 1, pos)
+    mean_p, frac, count = reliability_points([0.05, 0.15, 0.12, 0.95, 1.0], [0, 1, 0, 1, 1])
+    np.testing.assert_allclose(mean_p, [0.05, 0.135, 0.975])
+    np.testing.assert_allclose(frac, [0.0, 0.5, 1.0])
+    np.testing.assert_allclose(count, [1, 2, 2])
