@@ -3,7 +3,9 @@ mean ± sample sd, and the K-fold paired t-test of each run against the first.
 
     python benchmarks/gleanersrl_table.py runs/gsrl/binned-dot runs/gsrl/boolean-dot ...
 
-Each argument is an ``ilpkit cv`` run directory; the row label is the directory's name.
+Each argument is an ``ilpkit cv`` run directory; the row label is the directory's name.  The
+last row, ``prior``, is a reference: every test example gets the tune fold's positive rate
+(no model at all).
 """
 
 from __future__ import annotations
@@ -14,8 +16,24 @@ from pathlib import Path
 
 import numpy as np
 
-from ilpkit.core.metrics import paired_t_test
+from ilpkit.core.experiment import load_configured_task, splits
+from ilpkit.core.metrics import mean_cross_entropy, paired_t_test
 from ilpkit.core.runs import RunDirectory
+from ilpkit.core.task import POS
+
+
+def prior_row(run: Path) -> dict[str, float]:
+    """MCE of predicting the tune fold's positive rate for every test example, per fold."""
+    config = RunDirectory(run).config()
+    task = load_configured_task(config)
+    labels = task.examples.labels
+    out = {}
+    for split in splits(task, config):
+        rate = float(np.mean(labels[split.tune] == POS))
+        test = labels[split.test]
+        probs = np.full(len(test), rate)
+        out[split.name] = mean_cross_entropy(probs, test == POS, min(rate, 1 - rate))
+    return out
 
 
 def main() -> None:
@@ -25,6 +43,8 @@ def main() -> None:
     args = parser.parse_args()
     table = {run.name: {u.fold_name: u.metrics.get(args.metric, math.nan)
                         for u in RunDirectory(run).units()} for run in args.runs}  # fmt: skip
+    if args.metric == "mce":
+        table["prior"] = prior_row(args.runs[0])
     folds = sorted({f for row in table.values() for f in row})
     first = args.runs[0].name
     print(f"| variant | {' | '.join(folds)} | mean ± sd | t-test vs {first} |")
