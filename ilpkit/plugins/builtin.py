@@ -13,8 +13,7 @@ from typing import Any
 from ilpkit.core.plugins import PluginSpec, hookimpl
 from ilpkit.plugins.backends import native, subprocess, swi
 from ilpkit.plugins.executors import dask_cluster, local, processes
-from ilpkit.plugins.learners import boosting, ensembles, gleaner, single_theory, theory
-from ilpkit.plugins.learners import gleanersrl
+from ilpkit.plugins.learners import boosting, ensembles, gleaner, gleanersrl, single_theory, theory
 from ilpkit.plugins.scorers import SPECS as SCORER_SPECS
 from ilpkit.plugins.search import hillclimb, rrr, topdown
 
