@@ -376,3 +376,35 @@ def test_reliability_points_by_hand() -> None:
     np.testing.assert_allclose(mean_p, [0.05, 0.135, 0.975])
     np.testing.assert_allclose(frac, [0.0, 0.5, 1.0])
     np.testing.assert_allclose(count, [1, 2, 2])
+
+
+@pytest.mark.parametrize("name", sorted(MATCH_VALUES))
+def test_sparse_feature_matrices_give_the_same_gram_and_scores(name: str) -> None:
+    from scipy.sparse import csr_matrix
+
+    from ilpkit.plugins.learners.gleanersrl.svm import fit_svm
+
+    kernel = get_plugin_manager().make("kernel", name, {})
+    sparse = csr_matrix(X.astype(bool))
+    np.testing.assert_allclose(
+        kernel.gram(sparse, sparse, STATS), gram_from_match(MATCH_VALUES[name])
+    )
+    positive = np.array([True, False, True, False])
+    fits = [fit_svm(m, positive, kernel, STATS, 1.0, seed=0, class_weight=None,
+                    max_kernel_examples=10, max_iter=1000)[0] for m in (X, sparse)]  # fmt: skip
+    np.testing.assert_allclose(fits[0].decision(X, kernel, STATS),
+                               fits[1].decision(sparse, kernel, STATS), atol=1e-6)  # fmt: skip
+
+
+def test_info_kernel_past_its_size_cap_trains_on_all_positives_and_sampled_negatives() -> None:
+    from ilpkit.plugins.learners.gleanersrl.svm import _capped_rows, fit_svm
+
+    x = np.vstack([X, X[:2]])  # 6 training rows
+    positive = np.array([True, False, False, False, True, False])
+    rows = _capped_rows(positive, 4, seed=3)
+    assert len(rows) == 4 and {0, 4} <= set(rows.tolist())  # both positives kept
+    kernel = get_plugin_manager().make("kernel", "info", {})
+    svm, notes = fit_svm(x, positive, kernel, STATS, 1.0, seed=3, class_weight=None,
+                         max_kernel_examples=4, max_iter=1000)  # fmt: skip
+    assert notes["kernel_sample"] == 4 and notes["kernel_sample_of"] == 6
+    assert svm.support is not None and len(svm.support) <= 4
