@@ -1,6 +1,7 @@
 """ilpkit: ensembles of first-order rules from large, skewed relational data.
 
-The Python API mirrors the CLI: :func:`cv` and :func:`run` (``ilpkit cv`` / ``ilpkit run``),
+The Python API mirrors the CLI: :func:`learn`, :func:`predict`, :func:`explain`, :func:`cv`
+and :func:`run` (``ilpkit learn`` ... ``ilpkit run``),
 :func:`load_task` to read a dataset (a path or a bundled name), and :class:`ILPEstimator`, a
 scikit-learn-style wrapper for notebooks.  They are imported on first use, so ``import
 ilpkit`` stays cheap.
@@ -13,12 +14,22 @@ from typing import TYPE_CHECKING, Any
 from ilpkit.core.errors import IlpkitError
 
 if TYPE_CHECKING:
-    from ilpkit.api import cv, run
+    from ilpkit.api import cv, explain, learn, predict, run
     from ilpkit.core.task import Task
     from ilpkit.estimator import ILPEstimator
 
 __version__ = "0.1.0"
-__all__ = ["ILPEstimator", "IlpkitError", "__version__", "cv", "load_task", "run"]
+__all__ = [
+    "ILPEstimator",
+    "IlpkitError",
+    "__version__",
+    "cv",
+    "explain",
+    "learn",
+    "load_task",
+    "predict",
+    "run",
+]
 
 
 def load_task(path: str, data_format: str = "auto", stem: str | None = None) -> Task:
@@ -30,7 +41,7 @@ def load_task(path: str, data_format: str = "auto", stem: str | None = None) -> 
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("cv", "run"):
+    if name in ("cv", "run", "learn", "predict", "explain"):
         from ilpkit import api
 
         return getattr(api, name)

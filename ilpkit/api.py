@@ -1,22 +1,35 @@
-"""The Python API: the CLI's experiments as functions.
+"""The Python API: the CLI's commands as functions.
 
 >>> import ilpkit
+>>> model = ilpkit.learn("trains", settings={"nodes": 50})             # ilpkit learn
+>>> [str(r.clause) for r in ilpkit.explain(model)]                      # doctest: +SKIP
+>>> ilpkit.predict(model, "trains").scores                              # doctest: +SKIP
 >>> results = ilpkit.cv("trains", folds=5, settings={"nodes": 30}, out="runs/trains")
 >>> results["summary"]["aurpc"]["mean"]                               # doctest: +SKIP
 
-``cv`` takes the same choices as ``ilpkit cv``; ``run`` takes a
-:class:`~ilpkit.core.config.RunConfig` (or the path of a TOML file) as ``ilpkit run`` does.
-Both return the content of the run directory's ``results.json``.
+``learn``, ``predict``, ``explain`` and ``cv`` take the same choices as the commands of the
+same names; ``run`` takes a :class:`~ilpkit.core.config.RunConfig` (or the path of a TOML
+file) as ``ilpkit run`` does. Every one composes its run through :mod:`ilpkit.core.compose`,
+so a search or scorer left unset is the learner's prescribed one (Gleaner: rrr with pr),
+else the data's Aleph ``search``/``evalfn`` setting -- as on the command line.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ilpkit.core.config import RunConfig, apply_overrides, load_config, resolve_plugins
+import numpy as np
+import numpy.typing as npt
 
-__all__ = ["cv", "run"]
+from ilpkit.core.config import RunConfig, load_config, resolve_plugins
+from ilpkit.core.learner import Model, Recorded, Rule
+from ilpkit.core.search import Evaluated, Observer
+from ilpkit.core.task import POS, Task
+
+__all__ = ["Predictions", "cv", "explain", "learn", "predict", "run"]
 
 
 def run(
@@ -41,8 +54,8 @@ def cv(
     *,
     out: str | Path,
     learner: str = "theory",
-    search: str = "topdown",
-    scorer: str = "laplace",
+    search: str | None = None,
+    scorer: str | None = None,
     backend: str = "native",
     executor: str = "local",
     parallel: str = "auto",
@@ -50,40 +63,275 @@ def cv(
     tune_folds: int = 0,
     repeats: int = 1,
     curve: list[int] | None = None,
+    pu_label_frequency: float | None = None,
+    pu_labelings: int | None = None,
     settings: dict[str, Any] | None = None,
     options: dict[str, dict[str, Any]] | None = None,
     seed: int = 0,
     data_format: str = "auto",
     stem: str | None = None,
     resume: bool = False,
+    trust_data: bool = False,
 ) -> dict[str, Any]:
     """Cross-validate ``learner`` on ``data``; see ``ilpkit cv --help`` for each choice.
 
     ``settings`` override the data's Aleph settings; ``options`` maps a plugin kind
     (``"learner"``, ``"search"``, ``"scorer"``, ``"backend"``, ``"executor"``) to that
-    plugin's options.
+    plugin's options. ``search``/``scorer`` left ``None``: the learner's, else the data's.
     """
-    opts = options or {}
-    raw = {
-        "data": {"path": str(data), "format": data_format, "stem": stem},
-        "learner": {"name": learner, "options": opts.get("learner", {})},
-        "search": {"name": search, "options": opts.get("search", {})},
-        "scorer": {"name": scorer, "options": opts.get("scorer", {})},
-        "backend": {"name": backend, "options": opts.get("backend", {})},
-        "executor": {"name": executor, "options": opts.get("executor", {})},
-        "seed": seed,
-        "settings": settings or {},
-        "cv": {
+    from ilpkit.core.compose import run_config
+
+    config = run_config(
+        data,
+        learner=learner,
+        search=search,
+        scorer=scorer,
+        backend=backend,
+        executor=executor,
+        options=options,
+        settings=settings,
+        seed=seed,
+        data_format=data_format,
+        stem=stem,
+        trust_data=trust_data,
+        cv={
             "folds": folds,
             "tune_folds": tune_folds,
             "repeats": repeats,
             "curve": list(curve or []),
             "parallel": parallel,
+            "pu_label_frequency": pu_label_frequency,
+            "pu_labelings": pu_labelings,
         },
-    }
-    unknown = set(opts) - {"learner", "search", "scorer", "backend", "executor"}
-    if unknown:
-        from ilpkit.core.errors import ConfigError
+        where="cv()",
+    )
+    return run(config, out, resume=resume)
 
-        raise ConfigError(f"options: unknown plugin kinds {sorted(unknown)}")
-    return run(apply_overrides(raw, [], where="cv()"), out, resume=resume)
+
+def learn(
+    data: str | Path | Task,
+    *,
+    learner: str = "theory",
+    search: str | None = None,
+    scorer: str | None = None,
+    backend: str = "native",
+    executor: str | None = None,
+    settings: Mapping[str, Any] | None = None,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+    seed: int = 0,
+    data_format: str = "auto",
+    stem: str | None = None,
+    trust_data: bool = False,
+    out: str | Path | None = None,
+    observers: Sequence[Observer] = (),
+    on_rule: Callable[[Evaluated], None] | None = None,
+    on_progress: Callable[[int, int, str], None] | None = None,
+) -> Model:
+    """Learn a model from ``data`` (a path, a bundled dataset's name, or a loaded
+    :class:`~ilpkit.core.task.Task`, which is not changed), as ``ilpkit learn`` does.
+
+    ``search``/``scorer`` left ``None``: the learner's prescribed ones, else the data's
+    ``search``/``evalfn`` settings; a learner with its own search refuses another.
+    ``settings`` override the data's Aleph settings, ``options`` maps a plugin kind to that
+    plugin's options. ``executor`` (``processes``, ``dask``) runs the learner's members
+    (Gleaner seeds, ensemble theories) there; it needs ``data`` as a path, from which the
+    workers read the task. ``out`` writes the model as JSON (:func:`ilpkit.core.learner.
+    save_model`). ``observers`` see every evaluated clause, ``on_rule`` every rule kept,
+    ``on_progress(done, total, what)`` every step (for progress displays).
+    """
+    from ilpkit.core.compose import (
+        Choices,
+        make_context,
+        make_learner,
+        open_backend,
+        open_task,
+        plugin_sections,
+        resolve,
+        run_config,
+        with_settings,
+    )
+    from ilpkit.core.errors import ConfigError
+    from ilpkit.core.learner import save_model
+    from ilpkit.core.plugins import get_plugin_manager
+
+    manager = get_plugin_manager()
+    config: RunConfig | Choices
+    if isinstance(data, Task):
+        if executor is not None:
+            raise ConfigError(
+                "learn(executor=...): pass the data as a path; workers read the task from it"
+            )
+        sections = plugin_sections(
+            learner=learner,
+            search=search,
+            scorer=scorer,
+            backend=backend,
+            executor="local",
+            options=options,
+            trust_data=trust_data,
+            where="learn()",
+        )
+        config = Choices.model_validate(
+            {**sections, "seed": seed, "settings": dict(settings or {})}
+        )
+        resolve_plugins(config, manager, where="learn()")
+        task = with_settings(data, config.settings)
+    else:
+        config = run_config(
+            data,
+            learner=learner,
+            search=search,
+            scorer=scorer,
+            backend=backend,
+            executor=executor or "local",
+            options=options,
+            settings=settings,
+            seed=seed,
+            data_format=data_format,
+            stem=stem,
+            trust_data=trust_data,
+            where="learn()",
+        )
+        resolve_plugins(config, manager, where="learn()")
+        task = open_task(config)
+    config = resolve(config, task, manager=manager, where="learn()")
+    fitter = make_learner(config, manager)
+    with open_backend(config, task, manager) as engine:
+        pool = None
+        if executor is not None:
+            pool = manager.make("executor", config.executor.name, dict(config.executor.options))
+        try:
+            ctx = make_context(
+                config,
+                task,
+                engine,
+                executor=pool,
+                observers=observers,
+                on_rule=on_rule,
+                on_progress=on_progress,
+                manager=manager,
+            )
+            model: Model = fitter.fit(task, ctx)
+        finally:
+            if pool is not None:
+                pool.close()
+    if isinstance(model, Recorded):
+        model.info.update(
+            {
+                "data": task.name if isinstance(data, Task) else str(data),
+                "backend": config.backend.name,
+                "search": config.search.name,
+                "scorer": config.scorer.name,
+                "settings": {k: _plain(v) for k, v in task.bias.settings.items()},
+            }
+        )
+    if out is not None:
+        save_model(model, out)
+    return model
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, float) and value == float("inf"):
+        return "inf"
+    return value if isinstance(value, (int, float, str, bool)) else str(value)
+
+
+@dataclass(frozen=True)
+class Predictions:
+    """A model's scores and classifications of every example of a task."""
+
+    task: Task
+    scores: npt.NDArray[np.float64]
+    """Ranking score of example ``i`` (higher: more likely positive)."""
+    predicted: npt.NDArray[np.bool_]
+    """The model's own classification of example ``i``."""
+
+    def rows(self) -> list[tuple[int, str, int, str, float]]:
+        """``(id, example, label, fold, score)`` per example (``ilpkit predict``'s CSV)."""
+        ex = self.task.examples
+        names = self.task.fold_names
+        out = []
+        for i, atom in enumerate(ex.atoms):
+            f = int(ex.folds[i])
+            fold = names[f] if f >= 0 else ""
+            out.append((i, str(atom), int(ex.labels[i]), fold, float(self.scores[i])))
+        return out
+
+    def metrics(self) -> dict[str, float]:
+        """AUROC and AURPC over the labelled examples (empty when a class is missing)."""
+        from ilpkit.core.metrics import auroc, aurpc, pr_points_from_scores
+
+        labels = self.task.examples.labels
+        labelled = labels >= 0
+        y = (labels[labelled] == POS).astype(np.int8)
+        if not 0 < y.sum() < len(y):
+            return {}
+        s = self.scores[labelled]
+        return {
+            "n": float(len(y)),
+            "auroc": auroc(s, y),
+            "aurpc": aurpc(pr_points_from_scores(s, y)),
+        }
+
+
+def _model(model: Model | str | Path) -> Model:
+    from ilpkit.core.learner import load_model
+
+    return load_model(model) if isinstance(model, (str, Path)) else model
+
+
+def _data(data: str | Path | Task, data_format: str, stem: str | None) -> Task:
+    if isinstance(data, Task):
+        return data
+    from ilpkit import load_task
+
+    return load_task(str(data), data_format=data_format, stem=stem)
+
+
+def _engine(backend: str, options: Mapping[str, Any] | None, task: Task, trust_data: bool) -> Any:
+    from ilpkit.core.compose import open_named_backend
+
+    return open_named_backend(backend, options, task, trust_data=trust_data)
+
+
+def predict(
+    model: Model | str | Path,
+    data: str | Path | Task,
+    *,
+    backend: str = "native",
+    backend_options: Mapping[str, Any] | None = None,
+    data_format: str = "auto",
+    stem: str | None = None,
+    trust_data: bool = False,
+) -> Predictions:
+    """Score every example of ``data`` with ``model`` (a model or its JSON file), as
+    ``ilpkit predict`` does, on a fresh ``backend`` loaded with ``data``."""
+    fitted = _model(model)
+    task = _data(data, data_format, stem)
+    with _engine(backend, backend_options, task, trust_data) as engine:
+        scores = np.asarray(fitted.score(engine), dtype=np.float64)
+        predicted = np.asarray(fitted.predict(engine), dtype=bool)
+    return Predictions(task, scores, predicted)
+
+
+def explain(
+    model: Model | str | Path,
+    data: str | Path | Task | None = None,
+    *,
+    backend: str = "native",
+    backend_options: Mapping[str, Any] | None = None,
+    data_format: str = "auto",
+    stem: str | None = None,
+    trust_data: bool = False,
+) -> list[Rule]:
+    """``model``'s rules with their precision, recall and TP/FP counts: those measured in
+    training, or, given ``data``, recomputed on all of its examples (``ilpkit explain``)."""
+    from ilpkit.core.learner import rule_stats
+
+    fitted = _model(model)
+    rules = fitted.rules()
+    if data is None:
+        return rules
+    task = _data(data, data_format, stem)
+    with _engine(backend, backend_options, task, trust_data) as engine:
+        return rule_stats(task, engine, [r.clause for r in rules], task.examples.ids)

@@ -23,21 +23,25 @@ import numpy as np
 import numpy.typing as npt
 
 from ilpkit.core.calibration import Isotonic, isotonic_fit
-from ilpkit.core.errors import BiasError, ConfigError
-from ilpkit.core.learner import LearnContext, Model
+from ilpkit.core.errors import ConfigError
+from ilpkit.core.learner import Model, Probabilistic
 from ilpkit.core.task import NEG, POS, Task
 
 Examples = npt.ArrayLike | Task | None
 
 
 class ILPEstimator:
-    """Learner + search + scorer + backend, fitted on a task."""
+    """Learner + search + scorer + backend, fitted on a task.
+
+    ``search``/``scorer`` left ``None`` are the learner's prescribed ones, else the data's
+    Aleph settings (as ``ilpkit learn``); the run is composed by :mod:`ilpkit.core.compose`.
+    """
 
     def __init__(
         self,
         learner: str = "theory",
-        search: str = "topdown",
-        scorer: str = "laplace",
+        search: str | None = None,
+        scorer: str | None = None,
         backend: str = "native",
         settings: dict[str, Any] | None = None,
         learner_options: dict[str, Any] | None = None,
@@ -87,31 +91,47 @@ class ILPEstimator:
     # -- fitting ---------------------------------------------------------------------------------
     def fit(self, task: Task, train_ids: npt.ArrayLike | None = None) -> ILPEstimator:
         """Learn a model from ``task`` (its ``train`` fold, or ``train_ids`` when given)."""
+        from ilpkit.core.compose import (
+            Choices,
+            make_context,
+            make_learner,
+            open_backend,
+            plugin_sections,
+            resolve,
+            with_settings,
+        )
+        from ilpkit.core.config import resolve_plugins
         from ilpkit.core.learner import default_train_ids
         from ilpkit.core.plugins import get_plugin_manager
 
         manager = get_plugin_manager()
-        for key, value in (self.settings or {}).items():
-            try:
-                task.bias.settings.set_value(key, value)
-            except BiasError as exc:
-                raise ConfigError(f"settings[{key!r}]={value!r}: {exc}") from None
+        sections = plugin_sections(
+            learner=self.learner,
+            search=self.search,
+            scorer=self.scorer,
+            backend=self.backend,
+            executor="local",
+            options={
+                "learner": self.learner_options or {},
+                "search": self.search_options or {},
+                "scorer": self.scorer_options or {},
+                "backend": self.backend_options or {},
+            },
+            where="ILPEstimator",
+        )
+        choices = Choices.model_validate(
+            {**sections, "seed": self.seed, "settings": dict(self.settings or {})}
+        )
+        resolve_plugins(choices, manager, where="ILPEstimator")
+        task = with_settings(task, choices.settings)  # the caller's task is not changed
+        choices = resolve(choices, task, manager=manager, where="ILPEstimator")
         ids = (
             default_train_ids(task) if train_ids is None else np.asarray(train_ids, dtype=np.int64)
         )
         self.close()
-        engine = manager.make("backend", self.backend, dict(self.backend_options or {}))
-        engine.load(task)
-        search, options = self.search, dict(self.search_options or {})
-        ctx = LearnContext(
-            backend=engine,
-            make_search=lambda: manager.make("search", search, options),
-            scorer=manager.make("scorer", self.scorer, dict(self.scorer_options or {})),
-            settings=task.bias.settings,
-            seed=self.seed,
-            train_ids=ids,
-        )
-        learner = manager.make("learner", self.learner, dict(self.learner_options or {}))
+        engine = open_backend(choices, task, manager)
+        ctx = make_context(choices, task, engine, train_ids=ids, manager=manager)
+        learner = make_learner(choices, manager)
         self.task_: Task = task
         self.backend_: Any = engine
         self.model_: Model = learner.fit(task, ctx)
@@ -144,9 +164,8 @@ class ILPEstimator:
         """Columns P(negative), P(positive), scikit-learn's layout."""
         backend, ids, close = self._resolve(examples)
         try:
-            own = getattr(self.model_, "predict_proba", None)
-            if own is not None:
-                positive = np.asarray(own(backend, ids), dtype=np.float64)
+            if isinstance(self.model_, Probabilistic):
+                positive = np.asarray(self.model_.predict_proba(backend, ids), dtype=np.float64)
             else:
                 positive = self.calibration_(self.model_.score(backend, ids))
         finally:
@@ -157,12 +176,9 @@ class ILPEstimator:
         if not hasattr(self, "model_"):
             raise ConfigError("this ILPEstimator is not fitted yet; call fit(task) first")
         if isinstance(examples, Task):
-            from ilpkit.core.plugins import get_plugin_manager
+            from ilpkit.core.compose import open_named_backend
 
-            engine = get_plugin_manager().make(
-                "backend", self.backend, dict(self.backend_options or {})
-            )
-            engine.load(examples)
+            engine = open_named_backend(self.backend, self.backend_options, examples)
             return engine, examples.examples.ids, engine.close
         ids = None if examples is None else np.asarray(examples, dtype=np.int64)
         return self.backend_, ids, lambda: None

@@ -56,7 +56,8 @@ def test_estimator_follows_the_sklearn_parameter_protocol() -> None:
 
 def test_estimator_on_trains_learns_the_eastbound_rule_and_calibrates() -> None:
     task = ilpkit.load_task("trains")
-    est = ilpkit.ILPEstimator(settings={"nodes": 50}).fit(task)
+    est = ilpkit.ILPEstimator(search="topdown", scorer="laplace", settings={"nodes": 50})
+    est.fit(task)
     assert est.predict().tolist() == [True] * 5 + [False] * 5
     proba = est.predict_proba()
     assert proba.shape == (10, 2)

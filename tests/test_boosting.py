@@ -11,6 +11,7 @@ import itertools
 import json
 import math
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -21,13 +22,11 @@ from typer.testing import CliRunner
 from ilpkit.backends.native.engine import NativeBackend
 from ilpkit.cli.main import app
 from ilpkit.core.coverage import Counts
-from ilpkit.core.formats import load_task
 from ilpkit.core.learner import LearnContext, load_model, save_model
 from ilpkit.core.metrics import aurpc, pr_points_from_scores
 from ilpkit.core.scoring import weighted_auroc_r, weighted_aurpc_path, weighted_aurpc_point
 from ilpkit.core.search import SearchContext
 from ilpkit.core.task import POS, Task
-from ilpkit.datasets import bundled_path
 from ilpkit.plugins.learners import boosting
 from ilpkit.plugins.learners.boost_model import BoostModel
 from ilpkit.plugins.learners.boost_weak import (
@@ -218,13 +217,8 @@ def test_f1_threshold_by_hand() -> None:
 
 
 @pytest.fixture(scope="module")
-def uwcse() -> tuple[Task, NativeBackend]:
-    task = load_task(bundled_path("uwcse"))
-    for key, value in (("i", 2), ("clauselength", 4), ("nodes", 80)):
-        task.bias.settings.set_value(key, value)
-    backend = NativeBackend()
-    backend.load(task)
-    return task, backend
+def uwcse(bundled: Callable[..., tuple[Task, NativeBackend]]) -> tuple[Task, NativeBackend]:
+    return bundled("uwcse", i=2, clauselength=4, nodes=80)
 
 
 def fit(

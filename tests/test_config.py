@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from ilpkit.core.config import (
+    RUN_KINDS,
     DataConfig,
     DataFormat,
     PluginChoice,
@@ -21,7 +22,6 @@ from ilpkit.core.config import (
     resolve_plugins,
 )
 from ilpkit.core.errors import ConfigError
-from ilpkit.core.plugins import RUN_KINDS as KINDS  # the kinds a RunConfig chooses
 from ilpkit.core.plugins import PluginManager
 from ilpkit.plugins.executors.local import LocalOptions
 from ilpkit.plugins.learners.theory import TheoryOptions
@@ -52,11 +52,12 @@ def test_a_bundled_dataset_name_stays_a_name_unless_a_folder_has_it(tmp_path: Pa
 def test_minimal_file_gets_the_defaults(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, '[data]\npath = "data/uwcse"\n'))
     assert config.data == DataConfig(path=tmp_path / "data" / "uwcse")
-    assert config.data.format is DataFormat.AUTO
-    assert [config.plugin(k).name for k in KINDS] == [
+    assert config.data.format == DataFormat.AUTO
+    # search and scorer: auto (the learner's prescribed ones, else the data's settings)
+    assert [config.plugin(k).name for k in RUN_KINDS] == [
         "native",
-        "topdown",
-        "laplace",
+        "auto",
+        "auto",
         "theory",
         "local",
     ]
@@ -278,7 +279,7 @@ def test_apply_overrides(tmp_path: Path) -> None:
     merged = apply_overrides(base, ["backend.timeout=5", "seed=9", "data.format=boostsrl"])
     assert merged.backend == PluginChoice(name="native", options={"a": 1, "timeout": 5})
     assert merged.seed == 9
-    assert merged.data.format is DataFormat.BOOSTSRL
+    assert merged.data.format == DataFormat.BOOSTSRL
     assert base.seed == 0  # the base is not changed
 
 
@@ -308,11 +309,6 @@ def test_apply_overrides_errors_name_the_key(tmp_path: Path) -> None:
 # -- plugins ---------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def manager() -> PluginManager:
-    return PluginManager(entry_points=False)  # the built-in plugins only
-
-
 def test_resolve_plugins_validates_each_choice(tmp_path: Path, manager: PluginManager) -> None:
     config = apply_overrides(
         RunConfig(data=DataConfig(path=tmp_path)),
@@ -321,7 +317,8 @@ def test_resolve_plugins_validates_each_choice(tmp_path: Path, manager: PluginMa
     resolved = resolve_plugins(config, manager)
     assert resolved["learner"] == TheoryOptions(max_rules=3)  # the real theory learner
     assert resolved["executor"] == LocalOptions(check_pickle=True)
-    assert set(resolved) == set(KINDS)
+    # search and scorer are auto here: ilpkit.core.compose.resolve names and checks them
+    assert set(resolved) == set(RUN_KINDS) - {"search", "scorer"}
 
 
 def test_resolve_plugins_reports_every_problem(tmp_path: Path, manager: PluginManager) -> None:

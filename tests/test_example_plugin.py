@@ -59,4 +59,21 @@ def test_its_own_tests_pass(installed: dict[str, str]) -> None:
         capture_output=True, text=True, env=installed, cwd=EXAMPLE, timeout=300,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "3 passed" in proc.stdout
+    assert "5 passed" in proc.stdout
+
+
+def test_its_format_is_detected_and_chosen_by_name(
+    installed: dict[str, str], tmp_path: Path
+) -> None:
+    data = tmp_path / "tiny"
+    data.mkdir()
+    (data / "background.pl").write_text(
+        ":- modeh(1, p(+t)).\n:- modeb(1, q(+t)).\n:- determination(p/1, q/1).\nq(a). q(b).\n",
+        encoding="utf-8",
+    )
+    (data / "examples.csv").write_text("example,label\np(a),1\np(b),1\np(c),0\n")
+    summary = json.loads(ilpkit(installed, "data", "check", str(data), "--json"))
+    assert summary["format"] == "csvex"
+    assert (summary["positives"], summary["negatives"]) == (2, 1)
+    chosen = json.loads(ilpkit(installed, "data", "check", str(data), "-f", "csvex", "--json"))
+    assert chosen == summary

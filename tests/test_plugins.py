@@ -54,11 +54,6 @@ class FakePlugin:
         return self.specs
 
 
-@pytest.fixture
-def manager() -> PluginManager:
-    return PluginManager(entry_points=False)
-
-
 def test_builtin_local_executor_is_registered_from_ilpkit(manager: PluginManager) -> None:
     local = manager.get("executor", "local")
     assert local.source == "ilpkit"

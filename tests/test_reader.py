@@ -824,7 +824,22 @@ def test_long_but_flat_terms_are_fine():
     items = ", ".join(f"a{i}" for i in range(20_000))
     (term,) = terms(f"p([{items}]).")
     assert isinstance(term, Struct) and term.name == "p"
-    assert len(terms("p(" + "+".join(["1"] * 5000) + ").")) == 1  # yfx chains are loops
+    # Long bodies are flat too (the clause holds its goals in a tuple).
+    body = ", ".join(f"q{i}(X)" for i in range(reader_mod.MAX_TERM_DEPTH + 50))
+    (rule,) = terms(f"p(X) :- {body}.")
+    assert isinstance(rule, Struct) and rule.name == ":-"
+
+
+def test_terms_nested_beyond_the_limit_are_refused_with_a_location():
+    # An operator chain is a nested term: 1+1+...+1 with n operands is n-1 levels deep.
+    limit = reader_mod.MAX_TERM_DEPTH
+    assert len(terms("p(" + "+".join(["1"] * limit) + ").")) == 1
+    with pytest.raises(PrologSyntaxError, match=r"t\.pl:2:1: term nested too deeply"):
+        list(PrologReader().read_text("ok.\np(" + "+".join(["a"] * 600) + ").\n", "t.pl"))
+    # the limit counts compound arguments, not list tails or body goals
+    with pytest.raises(PrologSyntaxError, match="nested too deeply"):
+        terms("p(" + "f(" * (limit + 1) + "a" + ")" * (limit + 2) + ".")
+    assert len(terms("p(" + "f(" * limit + "a" + ")" * (limit + 1) + ".")) == 1
 
 
 # --------------------------------------------------------------------------------------------
@@ -876,3 +891,77 @@ def test_missing_file_and_directory(tmp_path):
         read_file(tmp_path / "nope.pl")
     with pytest.raises(DataError, match="is a directory"):
         read_file(tmp_path)
+
+
+# --------------------------------------------------------------------------------------------
+# Input limits (issue 21, item 6) and op/3 checked as SWI-Prolog checks it (item 7)
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "col", "message"),
+    [
+        ("p(0x" + "f" * 4000 + ").", 3, "more than 4300 decimal digits"),
+        ("p(0o" + "7" * 5000 + ").", 3, "more than 4300 decimal digits"),
+        ("p(0b" + "1" * 15000 + ").", 3, "more than 4300 decimal digits"),
+        ("p(" + "1" * 5000 + ").", 3, "more than 4300 digits"),
+        ("p(1.0e400).", 3, "too large"),
+        ("p(" + "1" * 5000 + ".0).", 3, "more than 4300 characters"),
+        ("p('a\\x00d800\\b').", 5, "lone UTF-16 surrogate"),
+        ("p('a\\uDFFFb').", 5, "lone UTF-16 surrogate"),
+    ],
+)
+def test_literals_beyond_the_limits_are_syntax_errors(text: str, col: int, message: str) -> None:
+    _, err = read_with_errors("ok.\n" + text + "\nok.\n")
+    ((loc, msg),) = err.errors
+    assert (loc.line, loc.col) == (2, col)
+    assert message in msg
+
+
+def test_the_largest_literals_read() -> None:
+    # 0x + 3,570 hex digits is below 10**4300; 1.0e308 is a finite float.
+    (term,) = terms("p(0x" + "f" * 3570 + ", 1.0e308).")
+    assert isinstance(term, Struct) and term.args[0] == Const(16**3570 - 1)
+    assert str(term)  # and it can be written back
+
+
+def test_a_lone_surrogate_in_text_is_refused_with_its_location() -> None:
+    with pytest.raises(PrologSyntaxError, match=r"t\.pl:2:4: lone UTF-16 surrogate 0xd800"):
+        list(PrologReader().read_text("ok.\np('\ud800').\n", "t.pl"))
+
+
+@pytest.mark.parametrize(
+    ("directive", "message"),
+    [
+        ("op(700, xfx, ',')", "no permission to modify operator ','"),
+        ("op(1201, xfx, ===>)", "priority must be 0..1200, got 1201"),
+        ("op(-1, xfx, ===>)", "priority must be 0..1200, got -1"),
+        ("op(a, xfx, ===>)", "priority must be an integer"),
+        ("op(700, xxx, ===>)", "type must be one of"),
+        ("op(700, xfx, [===>, 1])", "an operator name must be an atom, got 1"),
+        ("op(700, xfx, f(x))", "an operator name must be an atom"),
+        ("op(700, xfx, '|')", "'|' can only be an infix operator of priority 1001"),
+        ("op(1100, fy, '|')", "'|' can only be an infix operator"),
+        ("op(700, xfx, [])", None),  # an empty list of names: nothing to do
+        ("op(700, xfx, '[]')", None),  # '[]' quoted is the same atom
+        ("op(1100, xfy, '|')", None),
+        ("op(0, xfx, ===>)", None),
+    ],
+)
+def test_op_directives_are_checked_as_swi_prolog_does(directive: str, message: str | None) -> None:
+    text = f":- {directive}.\nok.\n"
+    if message is None:
+        got = terms(text)
+        assert got[-1] == Const("ok")
+        return
+    got, err = read_with_errors(text)
+    assert [rt.term for rt in got] == [Const("ok")]  # the bad directive is not kept
+    ((loc, msg),) = err.errors
+    assert (loc.line, loc.col) == (1, 1)
+    assert message in msg
+
+
+def test_refused_op_directive_changes_nothing() -> None:
+    _, err = read_with_errors(":- op(700, xfx, ',').\np(a , b).\nq(a === b).\n")
+    # ',' is still the argument separator, and the bad op/3 defined nothing
+    assert [msg for _, msg in err.errors][1:] == ["expected ',' or ')' in arguments, got atom ==="]

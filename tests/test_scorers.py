@@ -36,6 +36,7 @@ ALL = [
     "foil_gain",
     "laplace",
     "mestimate",
+    "posonly",
     "pr",
     "precision",
     "recall",
@@ -60,12 +61,8 @@ EXPECTED = {
     "foil_gain": 6 * (math.log2(6 / 8) - math.log2(10 / 40)),  # parent: (P, N)
     "aurpc": AURPC_C,
     "auroc": 6 / 10 - 2 / 30,
+    "posonly": 6 * math.log((30 + 2) / (2 + 1)) - 3,  # TP ln((N+2)/(FP+1)) - L
 }
-
-
-@pytest.fixture
-def manager() -> PluginManager:
-    return PluginManager(entry_points=False)
 
 
 def test_every_scorer_is_registered_as_a_builtin(manager: PluginManager) -> None:

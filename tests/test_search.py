@@ -4,24 +4,20 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Callable
 
 import pytest
 
 from ilpkit.backends.native.engine import NativeBackend
 from ilpkit.core.coverage import Weighting
-from ilpkit.core.formats import load_task
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.search import Acceptance, Evaluated, SearchContext, Trajectory
 from ilpkit.core.task import Task
-from ilpkit.datasets import bundled_path
 
 
 @pytest.fixture(scope="module")
-def trains() -> tuple[Task, NativeBackend]:
-    task = load_task(bundled_path("trains"))
-    backend = NativeBackend()
-    backend.load(task)
-    return task, backend
+def trains(bundled: Callable[..., tuple[Task, NativeBackend]]) -> tuple[Task, NativeBackend]:
+    return bundled("trains")
 
 
 def context(
@@ -129,12 +125,8 @@ def test_hillclimb_trajectory_improves_monotonically(trains: tuple[Task, NativeB
 
 
 @pytest.fixture(scope="module")
-def uwcse() -> tuple[Task, NativeBackend]:
-    task = load_task(bundled_path("uwcse"))
-    task.bias.settings.set_value("i", 2)
-    backend = NativeBackend()
-    backend.load(task)
-    return task, backend
+def uwcse(bundled: Callable[..., tuple[Task, NativeBackend]]) -> tuple[Task, NativeBackend]:
+    return bundled("uwcse", i=2)
 
 
 @pytest.mark.parametrize(("budget", "moves"), [(3, 0), (7, 1), (16, 2), (60, 2)])

@@ -26,9 +26,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import TracebackType
+from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ilpkit.core.bias import Bias
 from ilpkit.core.bottom import BottomClause, saturate
@@ -36,6 +37,7 @@ from ilpkit.core.coverage import Coverage
 from ilpkit.core.errors import DataError, IlpkitError
 from ilpkit.core.task import Task
 from ilpkit.core.terms import Clause, Term, to_prolog
+from ilpkit.core.validation import none_words_to_none
 
 
 class BackendOptions(BaseModel):
@@ -45,16 +47,24 @@ class BackendOptions(BaseModel):
 
     step_limit: int | None = Field(
         default=10_000_000,
+        ge=1,
         description="Resolution steps (inferences) allowed per query; None = unlimited.",
     )
     timeout: float | None = Field(
-        default=None, description="Seconds allowed per query; None = unlimited."
+        default=None, gt=0, description="Seconds allowed per query; None = unlimited."
     )
     trust_data: bool = Field(
         default=False,
         description="Allow directives and built-ins outside ilpkit's side-effect-free "
         "allow-list in background files (they may run arbitrary code in a Prolog engine).",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _none_words(cls, data: Any) -> Any:
+        """``None``, ``none`` and ``null`` as text (``--set``, TOML) mean None where the
+        option's help promises "None = ..."."""
+        return none_words_to_none(cls, data)
 
 
 @dataclass(frozen=True)

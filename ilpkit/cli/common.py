@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ilpkit.core.config import DataFormat, parse_value
+from ilpkit.core.config import parse_value
 from ilpkit.core.errors import ConfigError
 from ilpkit.core.task import Task
 from ilpkit.datasets import resolve_data_path
@@ -19,8 +19,13 @@ PathArg = Annotated[
     ),
 ]
 FormatOpt = Annotated[
-    DataFormat,
-    typer.Option("--format", "-f", help="Dataset format; auto detects it from the files."),
+    str,
+    typer.Option(
+        "--format",
+        "-f",
+        help="Dataset format: auto (detect it from the files), aleph, boostsrl, popper or an "
+        "installed format plugin.",
+    ),
 ]
 StemOpt = Annotated[
     str | None,
@@ -44,10 +49,10 @@ TrustOpt = Annotated[
 ]
 
 
-def load(path: str, fmt: DataFormat, stem: str | None) -> Task:
+def load(path: str, fmt: str, stem: str | None) -> Task:
     from ilpkit.core.formats import load_task
 
-    return load_task(resolve_data_path(path), format=fmt.value, stem=stem)
+    return load_task(resolve_data_path(path), format=str(fmt), stem=stem)
 
 
 def split_sets(items: list[str] | None, sections: tuple[str, ...]) -> dict[str, dict[str, Any]]:
@@ -75,10 +80,6 @@ def open_backend(
 ) -> Any:
     """Build backend ``name`` with validated options and load ``task`` into it
     (``trust_data`` is ``--trust-data``: the backend then skips the data safety check)."""
-    from ilpkit.core.plugins import get_plugin_manager
+    from ilpkit.core.compose import open_named_backend
 
-    if trust_data:
-        options = {**options, "trust_data": True}
-    backend = get_plugin_manager().make("backend", name, options)
-    backend.load(task)
-    return backend
+    return open_named_backend(name, options, task, trust_data=trust_data)

@@ -10,9 +10,10 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ilpkit.cli.common import FormatOpt, SetOpt, StemOpt, TrustOpt, load, split_sets
+from ilpkit.cli.common import FormatOpt, SetOpt, StemOpt, TrustOpt, split_sets
 from ilpkit.core.config import DataFormat, RunConfig, apply_overrides, load_config
 from ilpkit.core.errors import ConfigError
+from ilpkit.core.outpaths import check_output_dir
 
 SECTIONS = ("", "backend", "search", "scorer", "learner", "executor")
 
@@ -80,10 +81,14 @@ def cv(
     ] = None,
     learner: Annotated[str, typer.Option("--learner", "-l", help="Learner plugin.")] = "theory",
     search: Annotated[
-        str | None, typer.Option(help="Search plugin (default: from the data's search setting).")
+        str | None,
+        typer.Option(
+            help="Search plugin (default: the learner's own, else the data's search setting)."
+        ),
     ] = None,
     scorer: Annotated[
-        str | None, typer.Option(help="Scorer plugin (default: from the data's evalfn).")
+        str | None,
+        typer.Option(help="Scorer plugin (default: the learner's own, else the data's evalfn)."),
     ] = None,
     backend: Annotated[str, typer.Option("--backend", "-b", help="Backend plugin.")] = "native",
     executor: Annotated[
@@ -102,6 +107,17 @@ def cv(
     ] = None,
     tune_folds: Annotated[int, typer.Option(help="Folds with the tune role per unit.")] = 0,
     repeats: Annotated[int, typer.Option(help="Repetitions with different seeds.")] = 1,
+    pu_label_frequency: Annotated[
+        float | None,
+        typer.Option(
+            help="PU data: keep each training positive labeled with this probability c; "
+            "the other training examples become unlabeled (test folds keep true labels)."
+        ),
+    ] = None,
+    pu_labelings: Annotated[
+        int | None,
+        typer.Option(help="PU labelings drawn (one per repeat; sets --repeats)."),
+    ] = None,
     curve: Annotated[
         str | None,
         typer.Option(help="Learning-curve clause budgets, comma-separated (100,1000,10000)."),
@@ -131,7 +147,7 @@ def cv(
     def from_options() -> RunConfig:
         return _config_from_options(
             path, learner, search, scorer, backend, executor, folds, tune_folds, repeats,
-            curve, sets, seed, fmt, stem, parallel,
+            curve, sets, seed, fmt, stem, parallel, pu_label_frequency, pu_labelings,
         )  # fmt: skip
 
     if resume is not None:
@@ -146,6 +162,7 @@ def cv(
         raise ConfigError("give a dataset PATH (or --resume RUN_DIR)")
     if out is None:
         raise ConfigError("give the run directory to create with --out RUN_DIR")
+    check_output_dir(out)  # before the data is read (run_experiment checks again)
     _run(from_options(), out, resume=False, quiet=quiet, trust_data=trust_data)
 
 
@@ -183,11 +200,14 @@ def report(
     """Compare runs in one table; later runs are t-tested against the first on shared units.
     Also rewrites each run's report.md and plots."""
     from ilpkit.core.report import compare_runs, plot_run_curves, write_report
+    from ilpkit.core.runlock import RunLock
     from ilpkit.core.runs import RunDirectory
 
     dirs = [RunDirectory(p) for p in runs]
     for d in dirs:
-        write_report(d, d.results())
+        results = d.results()  # first: no directory is made for a path that holds no run
+        with RunLock(d.path):  # not while a run writes there
+            write_report(d, results)
     if plot is not None:
         if not plot_run_curves(dirs, plot, metric=metric):
             raise ConfigError("--plot needs matplotlib: pip install 'ilpkit[plots]'")
@@ -208,48 +228,46 @@ def _config_from_options(
     curve: str | None,
     sets: list[str] | None,
     seed: int,
-    fmt: DataFormat,
+    fmt: str,
     stem: str | None,
     parallel: str = "auto",
+    pu_label_frequency: float | None = None,
+    pu_labelings: int | None = None,
 ) -> RunConfig:
-    from ilpkit.cli.learn_cmd import default_scorer, default_search, learner_default
-    from ilpkit.core.plugins import get_plugin_manager
+    from ilpkit.core.compose import run_config
 
     if path is None:
         raise ConfigError("give a dataset PATH")
-    task = load(path, fmt, stem)
     options = split_sets(sets, SECTIONS)
-    learner_obj = get_plugin_manager().make("learner", learner, options["learner"])
     budgets: list[int] = []
     if curve:
         try:
             budgets = [int(x) for x in curve.split(",") if x.strip()]
         except ValueError:
             raise ConfigError(f"--curve {curve!r}: expected integers like 100,1000") from None
-    raw = {
-        "data": {"path": path, "format": fmt.value, "stem": stem},
-        "learner": {"name": learner, "options": options["learner"]},
-        "search": {
-            "name": search or learner_default(learner_obj, "search") or default_search(task),
-            "options": options["search"],
-        },
-        "scorer": {
-            "name": scorer or learner_default(learner_obj, "scorer") or default_scorer(task),
-            "options": options["scorer"],
-        },
-        "backend": {"name": backend, "options": options["backend"]},
-        "executor": {"name": executor, "options": options["executor"]},
-        "seed": seed,
-        "settings": options[""],
-        "cv": {
+    settings = options.pop("")
+    return run_config(
+        path,
+        learner=learner,
+        search=search,
+        scorer=scorer,
+        backend=backend,
+        executor=executor,
+        options=options,
+        settings=settings,
+        seed=seed,
+        data_format=str(fmt),
+        stem=stem,
+        cv={
             "folds": folds,
             "tune_folds": tune_folds,
             "repeats": repeats,
             "curve": budgets,
             "parallel": parallel,
+            "pu_label_frequency": pu_label_frequency,
+            "pu_labelings": pu_labelings,
         },
-    }
-    return apply_overrides(raw, [], where="options")
+    )
 
 
 def _run(

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.text import Text
 from rich.tree import Tree
 
+from ilpkit.cli.common import FormatOpt
 from ilpkit.core.config import DataFormat
 
 app = typer.Typer(help="Inspect datasets.", no_args_is_help=True)
@@ -24,10 +25,7 @@ def check(
         str,
         typer.Argument(help="Dataset folder, file stem (data/train) or a bundled dataset name."),
     ],
-    fmt: Annotated[
-        DataFormat,
-        typer.Option("--format", "-f", help="Dataset format; auto detects it from the files."),
-    ] = DataFormat.AUTO,
+    fmt: FormatOpt = DataFormat.AUTO,
     stem: Annotated[
         str | None,
         typer.Option(help="Which task to read from a folder holding several (e.g. advisedby)."),
@@ -41,7 +39,7 @@ def check(
     from ilpkit.core.task import Task
     from ilpkit.datasets import resolve_data_path
 
-    task = load_task(resolve_data_path(path), format=fmt.value, stem=stem)
+    task = load_task(resolve_data_path(path), format=str(fmt), stem=stem)
     summary = task.summary()
     if json_output:
         typer.echo(json.dumps(summary, indent=2, default=str))

@@ -3,8 +3,10 @@
 An :class:`~ilpkit.core.errors.IlpkitError` (bad data, bad options, unknown plugin, ...) is
 printed to stderr as its message -- ``error: `` before the first line, the other lines (for
 instance ``file:line:col: message``) as they are -- and the process exits with code 2, never
-with a traceback. Ctrl-C prints ``interrupted`` and exits with 130. Any other exception is a
-bug in ilpkit or a plugin and keeps its traceback.
+with a traceback. Ctrl-C prints one line (``interrupted``, or what was saved and how to
+resume) and exits with 130, whatever the command; SIGTERM and SIGHUP likewise, with 143 and
+129; a second signal ends the process at once (see :mod:`ilpkit.core.lifecycle`). Any other
+exception is a bug in ilpkit or a plugin and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any, Final
 import typer
 from typer.core import TyperGroup
 
+from ilpkit.core import lifecycle
 from ilpkit.core.errors import IlpkitError
 
 EXIT_USER_ERROR: Final = 2
@@ -33,11 +36,16 @@ class IlpkitGroup(TyperGroup):
     """The root command group; its ``invoke`` wraps every subcommand in the error policy."""
 
     def invoke(self, ctx: Any) -> Any:
-        try:
-            return super().invoke(ctx)
-        except IlpkitError as err:
-            report_error(err)
-            raise typer.Exit(EXIT_USER_ERROR) from None
-        except KeyboardInterrupt:
-            typer.echo("interrupted", err=True)
-            raise typer.Exit(EXIT_INTERRUPTED) from None
+        with lifecycle.signal_handlers():
+            try:
+                return super().invoke(ctx)
+            except IlpkitError as err:
+                code = getattr(err, "exit_code", EXIT_USER_ERROR)
+                if code != EXIT_USER_ERROR:  # an interrupt that saved work: say what and where
+                    typer.echo(str(err), err=True)
+                else:
+                    report_error(err)
+                raise typer.Exit(code) from None
+            except KeyboardInterrupt as exc:
+                typer.echo("interrupted", err=True)
+                raise typer.Exit(lifecycle.exit_code(exc)) from None

@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 from typing import Annotated, Any, Final
 
-import numpy as np
 import typer
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -22,49 +21,14 @@ from ilpkit.cli.common import (
     SetOpt,
     StemOpt,
     TrustOpt,
-    load,
-    open_backend,
     split_sets,
 )
 from ilpkit.core.config import DataFormat
-from ilpkit.core.errors import BiasError, ConfigError
-from ilpkit.core.learner import LearnContext, Model, Rule, load_model, save_model
+from ilpkit.core.learner import Recorded, Rule, SelfExplaining, load_model
+from ilpkit.core.outpaths import check_output_file
 from ilpkit.core.search import Evaluated
-from ilpkit.core.task import POS, Task
 
-# Aleph's evalfn and search settings -> ilpkit's plugins, used when no --scorer/--search given.
-EVALFN_SCORERS: Final = {
-    "coverage": "coverage",
-    "compression": "compression",
-    "laplace": "laplace",
-    "mestimate": "mestimate",
-    "auto_m": "mestimate",
-    "accuracy": "precision",  # Aleph's "accuracy" is P/(P+N) of the clause: precision
-    "precision": "precision",
-    "recall": "recall",
-    "f": "f1",
-    "wracc": "wracc",
-}
-SEARCH_PLUGINS: Final = {"bf": "bf", "heuristic": "topdown", "rls": "rrr", "ar": "topdown"}
 SECTIONS: Final = ("", "backend", "search", "scorer", "learner", "executor")
-
-
-def default_scorer(task: Task) -> str:
-    evalfn = str(task.bias.settings["evalfn"])
-    if evalfn not in EVALFN_SCORERS:
-        raise ConfigError(
-            f"the data sets evalfn={evalfn}, which ilpkit has no scorer for; pass --scorer NAME"
-        )
-    return EVALFN_SCORERS[evalfn]
-
-
-def default_search(task: Task) -> str:
-    search = str(task.bias.settings["search"])
-    if search not in SEARCH_PLUGINS:
-        raise ConfigError(
-            f"the data sets search={search}, which ilpkit has no search for; pass --search NAME"
-        )
-    return SEARCH_PLUGINS[search]
 
 
 class LiveProgress:
@@ -131,11 +95,16 @@ def learn(
     learner: Annotated[str, typer.Option("--learner", "-l", help="Learner plugin.")] = "theory",
     search: Annotated[
         str | None,
-        typer.Option("--search", help="Search plugin (default: from the data's search setting)."),
+        typer.Option(
+            "--search",
+            help="Search plugin (default: the learner's own, else the data's search setting).",
+        ),
     ] = None,
     scorer: Annotated[
         str | None,
-        typer.Option("--scorer", help="Scorer plugin (default: from the data's evalfn)."),
+        typer.Option(
+            "--scorer", help="Scorer plugin (default: the learner's own, else the data's evalfn)."
+        ),
     ] = None,
     backend: BackendOpt = "native",
     sets: SetOpt = None,
@@ -156,113 +125,45 @@ def learn(
     """Learn a model. ``--set KEY=VALUE`` overrides the data's Aleph settings
     (clauselength, nodes, i, minpos, ...); ``--set learner.KEY=VALUE`` (and search., scorer.,
     backend., executor.) sets plugin options."""
-    from ilpkit.core.plugins import get_plugin_manager
+    from ilpkit.api import learn as learn_model
 
-    task = load(path, fmt, stem)
+    if out is not None:
+        check_output_file(out)  # before any work, not a traceback after it
     options = split_sets(sets, SECTIONS)
-    for key, value in options[""].items():
-        try:
-            task.bias.settings.set_value(key, value)
-        except BiasError as exc:
-            raise ConfigError(f"--set {key}={value}: {exc}") from None
-    manager = get_plugin_manager()
-    learner_obj = manager.make("learner", learner, options["learner"])
-    search_name = search or learner_default(learner_obj, "search") or default_search(task)
-    scorer_name = scorer or learner_default(learner_obj, "scorer") or default_scorer(task)
-    scorer_obj = manager.make("scorer", scorer_name, options["scorer"])
-    manager.validate_options("search", search_name, options["search"])
+    settings = options.pop("")
     started = time.perf_counter()
-    with (
-        open_backend(backend, options["backend"], task, trust_data=trust_data) as engine,
-        LiveProgress(not quiet and sys.stderr.isatty()) as progress,
-    ):
-        ctx = LearnContext(
-            backend=engine,
-            make_search=lambda: manager.make("search", search_name, options["search"]),
-            scorer=scorer_obj,
-            settings=task.bias.settings,
+    with LiveProgress(not quiet and sys.stderr.isatty()) as progress:
+        model = learn_model(
+            path,
+            learner=learner,
+            search=search,
+            scorer=scorer,
+            backend=backend,
+            executor=executor,
+            settings=settings,
+            options=options,
             seed=seed,
+            data_format=str(fmt),
+            stem=stem,
+            trust_data=trust_data,
+            out=out,
             observers=[progress.observe],
             on_rule=progress.rule,
             on_progress=progress.step,
         )
-        if executor is not None:
-            ctx.executor = manager.make("executor", executor, options["executor"])
-            ctx.recipe = _recipe(path, fmt, stem, options, backend, search_name, scorer_name,
-                                 trust_data)  # fmt: skip
-        try:
-            model = learner_obj.fit(task, ctx)
-        finally:
-            if ctx.executor is not None:
-                ctx.executor.close()
     elapsed = time.perf_counter() - started
-    info = getattr(model, "info", None)
-    if isinstance(info, dict):
-        info.update(
-            {
-                "data": str(path),
-                "backend": backend,
-                "search": search_name,
-                "scorer": scorer_name,
-                "settings": {k: _plain(v) for k, v in task.bias.settings.items()},
-            }
-        )
-    if out is not None:
-        save_model(model, out)
     if quiet:
         return
+    used = model.info if isinstance(model, Recorded) else {}
     console = Console(highlight=False)
     print_rules(console, model.rules(), title=f"{learner} model of {path}")
     console.print(
         f"{len(model.rules())} rules, {model.clauses_evaluated:,} clauses evaluated, "
-        f"{elapsed:.2f} s (learner {learner}, search {search_name}, scorer {scorer_name}, "
-        f"backend {backend}, seed {seed})"
+        f"{elapsed:.2f} s (learner {learner}, search {used.get('search', search)}, "
+        f"scorer {used.get('scorer', scorer)}, backend {backend}, seed {seed})"
     )
     if out is not None:
         console.print(f"model written to {out}")
-
-
-def learner_default(learner: Any, kind: str) -> str | None:
-    """The search or scorer a learner's method prescribes (Gleaner: rrr with pr; boosting:
-    hillclimb), if any; otherwise the data's own settings choose."""
-    value = getattr(learner, f"default_{kind}", None)
-    return value if isinstance(value, str) else None
-
-
-def _recipe(
-    path: str,
-    fmt: DataFormat,
-    stem: str | None,
-    options: dict[str, dict[str, Any]],
-    backend: str,
-    search: str,
-    scorer: str,
-    trust_data: bool,
-) -> Any:
-    """How a worker process rebuilds this run's task and backend."""
-    from ilpkit.core.config import RunConfig
-    from ilpkit.datasets import resolve_data_path
-
-    backend_options = {**options["backend"], **({"trust_data": True} if trust_data else {})}
-    return RunConfig.model_validate(
-        {
-            "data": {
-                "path": str(resolve_data_path(path).resolve()),
-                "format": fmt.value,
-                "stem": stem,
-            },
-            "backend": {"name": backend, "options": backend_options},
-            "search": {"name": search, "options": options["search"]},
-            "scorer": {"name": scorer, "options": options["scorer"]},
-            "settings": options[""],
-        }
-    )
-
-
-def _plain(value: object) -> object:
-    if isinstance(value, float) and value == float("inf"):
-        return "inf"
-    return value if isinstance(value, (int, float, str, bool)) else str(value)
 
 
 def print_rules(console: Console, rules: list[Rule], *, title: str) -> None:
@@ -293,18 +194,21 @@ def predict(
     trust_data: TrustOpt = False,
 ) -> None:
     """Score every example of a dataset with a saved model."""
-    from ilpkit.core.metrics import auroc, aurpc, pr_points_from_scores
+    from ilpkit.api import predict as predict_scores
 
-    model: Model = load_model(model_path)
-    task = load(path, fmt, stem)
+    if out is not None:
+        check_output_file(out, example="scores.csv")
     options = split_sets(sets, ("backend",))
-    with open_backend(backend, options["backend"], task, trust_data=trust_data) as engine:
-        scores = model.score(engine)
-    labels = task.examples.labels
-    rows = [
-        (i, str(atom), int(labels[i]), _fold(task, i), float(scores[i]))
-        for i, atom in enumerate(task.examples.atoms)
-    ]
+    result = predict_scores(
+        model_path,
+        path,
+        backend=backend,
+        backend_options=options["backend"],
+        data_format=str(fmt),
+        stem=stem,
+        trust_data=trust_data,
+    )
+    rows = result.rows()
     if out is not None:
         with open(out, "w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
@@ -314,19 +218,13 @@ def predict(
         writer = csv.writer(sys.stdout)
         writer.writerow(["id", "example", "label", "fold", "score"])
         writer.writerows(rows)
-    labelled = labels >= 0
-    y = (labels[labelled] == POS).astype(np.int8)
-    if 0 < y.sum() < len(y):
-        s = scores[labelled]
-        area = aurpc(pr_points_from_scores(s, y))
+    metrics = result.metrics()
+    if metrics:
         typer.echo(
-            f"{len(y)} labelled examples: AUROC {auroc(s, y):.4f}, AURPC {area:.4f}", err=True
+            f"{int(metrics['n'])} labelled examples: AUROC {metrics['auroc']:.4f}, "
+            f"AURPC {metrics['aurpc']:.4f}",
+            err=True,
         )
-
-
-def _fold(task: Task, i: int) -> str:
-    f = int(task.examples.folds[i])
-    return task.fold_names[f] if f >= 0 else ""
 
 
 def explain(
@@ -342,22 +240,20 @@ def explain(
     trust_data: TrustOpt = False,
 ) -> None:
     """Show a model's rules with their precision, recall and coverage counts."""
-    from ilpkit.core.learner import rule_stats
+    from ilpkit.api import explain as explain_rules
 
     model = load_model(model_path)
-    rules = model.rules()
     title = f"{model.learner} model {model_path} (training counts)"
-    ensemble_table = getattr(model, "explain_table", None)
-    if ensemble_table is not None and path is None and not json_output:
+    if isinstance(model, SelfExplaining) and path is None and not json_output:
         # an ensemble that explains itself (boosting: weak hypotheses ordered by alpha)
         console = Console(highlight=False)
-        console.print(ensemble_table(title))
+        console.print(model.explain_table(title))
         console.print(f"{model.clauses_evaluated:,} clauses evaluated in training")
         return
+    rules = explain_rules(
+        model, path, backend=backend, data_format=str(fmt), stem=stem, trust_data=trust_data
+    )
     if path is not None:
-        task = load(path, fmt, stem)
-        with open_backend(backend, {}, task, trust_data=trust_data) as engine:
-            rules = rule_stats(task, engine, [r.clause for r in rules], task.examples.ids)
         title = f"{model.learner} model {model_path} on {path}"
     if json_output:
         typer.echo(json.dumps([r.to_json() for r in rules], indent=2))

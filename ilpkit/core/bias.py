@@ -22,6 +22,7 @@ from ilpkit.core.terms import Const, Struct, Term, Var, indicator, to_prolog
 
 IO = Literal["+", "-", "#"]
 _IO_MARKERS: Final = frozenset({"+", "-", "#"})
+_NIL_TERM: Final = Const("[]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,10 +90,15 @@ def parse_mode(
         raise BiasError(
             f"{where}{shown}: recall must be a positive integer or '*', got {to_prolog(recall)}"
         )
-    if type(template) is not Struct and not (
-        type(template) is Const and isinstance(template.value, str)
-    ):
+    if (
+        type(template) is not Struct
+        and not (type(template) is Const and isinstance(template.value, str))
+    ) or template == _NIL_TERM:
         raise BiasError(f"{where}{shown}: the template must be a predicate call such as p(+t)")
+    if type(template) is Struct and template.name == "." and len(template.args) == 2:
+        raise BiasError(
+            f"{where}{shown}: the template is a list, not a predicate call such as p(+t)"
+        )
     places: list[Place] = []
     if type(template) is Struct:
         for i, arg in enumerate(template.args):
@@ -157,6 +163,18 @@ class SettingSpec:
     doc: str
     choices: tuple[str, ...] = ()
     allow_inf: bool = False
+    lo: float | None = None
+    """Smallest value allowed (None: no bound)."""
+    hi: float | None = None
+    """Largest value allowed (None: no bound); ``inf`` passes only with ``allow_inf``."""
+    why: str = ""
+    """Why the bounds are what they are, for the error message."""
+
+
+# Bottom clauses grow with every layer of new variables (each layer calls every mode on
+# every variable so far), so values far beyond Aleph practice can only hang a run.
+MAX_I: Final = 50
+MAX_CLAUSELENGTH: Final = 1000
 
 
 _EVALFNS: Final = (
@@ -196,29 +214,61 @@ _SEARCHES: Final = (
 SETTING_SPECS: Final[dict[str, SettingSpec]] = {
     s.name: s
     for s in [
-        SettingSpec("clauselength", "int", 4, "maximum literals in a clause, counting the head"),
-        SettingSpec("i", "int", 2, "layers of new variables in a bottom clause"),
-        SettingSpec("nodes", "int", 5000, "clauses evaluated per search"),
-        SettingSpec("noise", "number", 0, "negative examples a clause may cover"),
-        SettingSpec("minacc", "float", 0.0, "minimum precision of an acceptable clause"),
-        SettingSpec("minpos", "int", 1, "minimum positives an acceptable clause covers"),
-        SettingSpec("minposfrac", "float", 0.0, "minimum fraction of positives covered"),
+        SettingSpec(
+            "clauselength",
+            "int",
+            4,
+            "maximum literals in a clause, counting the head",
+            lo=1,
+            hi=MAX_CLAUSELENGTH,
+            why="the head counts as one literal",
+        ),
+        SettingSpec(
+            "i",
+            "int",
+            2,
+            "layers of new variables in a bottom clause",
+            lo=1,
+            hi=MAX_I,
+            why="bottom clauses grow with every layer",
+        ),
+        SettingSpec("nodes", "int", 5000, "clauses evaluated per search", lo=1),
+        SettingSpec("noise", "number", 0, "negative examples a clause may cover", lo=0),
+        SettingSpec(
+            "minacc",
+            "float",
+            0.0,
+            "minimum precision of an acceptable clause",
+            lo=0,
+            hi=1,
+            why="a precision is a fraction",
+        ),
+        SettingSpec("minpos", "int", 1, "minimum positives an acceptable clause covers", lo=0),
+        SettingSpec(
+            "minposfrac",
+            "float",
+            0.0,
+            "minimum fraction of positives covered",
+            lo=0,
+            hi=1,
+            why="a fraction",
+        ),
         SettingSpec(
             "minscore", "float", -INF, "minimum score of an acceptable clause", allow_inf=True
         ),
         SettingSpec("evalfn", "atom", "coverage", "clause evaluation function", _EVALFNS),
         SettingSpec("search", "atom", "bf", "search strategy", _SEARCHES),
-        SettingSpec("depth", "int", 10, "proof depth bound"),
-        SettingSpec("m", "float", 0.0, "m of the m-estimate"),
+        SettingSpec("depth", "int", 10, "proof depth bound", lo=1),
+        SettingSpec("m", "float", 0.0, "m of the m-estimate", lo=0),
         SettingSpec(
-            "openlist", "int", INF, "size of the open list (inf = unbounded)", allow_inf=True
+            "openlist", "int", INF, "size of the open list (inf = unbounded)", allow_inf=True, lo=1
         ),
         SettingSpec("explore", "bool", False, "keep searching past good clauses"),
         SettingSpec("caching", "bool", False, "cache coverage of clauses"),
-        SettingSpec("prooftime", "float", INF, "time limit (s) per proof", allow_inf=True),
-        SettingSpec("searchtime", "float", INF, "time limit (s) per search", allow_inf=True),
-        SettingSpec("verbosity", "int", 1, "amount of output"),
-        SettingSpec("samplesize", "int", 0, "examples sampled as seeds (0 = one at a time)"),
+        SettingSpec("prooftime", "float", INF, "time limit (s) per proof", allow_inf=True, lo=0),
+        SettingSpec("searchtime", "float", INF, "time limit (s) per search", allow_inf=True, lo=0),
+        SettingSpec("verbosity", "int", 1, "amount of output", lo=0),
+        SettingSpec("samplesize", "int", 0, "examples sampled as seeds (0 = one at a time)", lo=0),
         SettingSpec("recordfile", "any", None, "file to record the run to"),
         SettingSpec("record", "bool", False, "record the run"),
         SettingSpec("test_pos", "any", None, "file with positive test examples"),
@@ -226,13 +276,13 @@ SETTING_SPECS: Final[dict[str, SettingSpec]] = {
         SettingSpec("train_pos", "any", None, "file with positive training examples"),
         SettingSpec("train_neg", "any", None, "file with negative training examples"),
         SettingSpec(
-            "language", "int", INF, "occurrences of a predicate in a clause", allow_inf=True
+            "language", "int", INF, "occurrences of a predicate in a clause", allow_inf=True, lo=1
         ),
-        SettingSpec("newvars", "int", INF, "new variables in a clause", allow_inf=True),
-        SettingSpec("lookahead", "int", 1, "lookahead for refinements"),
+        SettingSpec("newvars", "int", INF, "new variables in a clause", allow_inf=True, lo=0),
+        SettingSpec("lookahead", "int", 1, "lookahead for refinements", lo=0),
         SettingSpec("mingain", "float", 0.05, "minimum gain (tree learning)"),
-        SettingSpec("moves", "int", 5, "moves in randomised local search"),
-        SettingSpec("tries", "int", 10, "restarts of randomised local search"),
+        SettingSpec("moves", "int", 5, "moves in randomised local search", lo=0),
+        SettingSpec("tries", "int", 10, "restarts of randomised local search", lo=1),
         SettingSpec(
             "rls_type",
             "atom",
@@ -240,8 +290,10 @@ SETTING_SPECS: Final[dict[str, SettingSpec]] = {
             "randomised local search variant",
             ("gsat", "wsat", "rrr", "anneal"),
         ),
-        SettingSpec("rrr_cutoff", "int", 1000, "clauses per restart of Rapid Random Restart"),
-        SettingSpec("max_restarts", "int", INF, "restarts of Rapid Random Restart", allow_inf=True),
+        SettingSpec("rrr_cutoff", "int", 1000, "clauses per restart of Rapid Random Restart", lo=1),
+        SettingSpec(
+            "max_restarts", "int", INF, "restarts of Rapid Random Restart", allow_inf=True, lo=0
+        ),
         SettingSpec(
             "construct_bottom",
             "atom",
@@ -252,15 +304,15 @@ SETTING_SPECS: Final[dict[str, SettingSpec]] = {
         SettingSpec("check_useless", "bool", False, "drop bottom literals with unused outputs"),
         SettingSpec("optimise_clauses", "bool", False, "optimise clauses before evaluation"),
         SettingSpec("permute_bottom", "bool", False, "randomly permute bottom clauses"),
-        SettingSpec("resample", "int", 1, "number of times to resample seeds"),
+        SettingSpec("resample", "int", 1, "number of times to resample seeds", lo=1),
         SettingSpec("splitvars", "bool", False, "split variables in bottom clauses"),
-        SettingSpec("typeoverlap", "float", 0.95, "type overlap threshold"),
-        SettingSpec("confidence", "float", 0.95, "confidence for pruning"),
-        SettingSpec("print", "int", 4, "literals per line when printing"),
+        SettingSpec("typeoverlap", "float", 0.95, "type overlap threshold", lo=0, hi=1),
+        SettingSpec("confidence", "float", 0.95, "confidence for pruning", lo=0, hi=1),
+        SettingSpec("print", "int", 4, "literals per line when printing", lo=1),
         SettingSpec("interactive", "bool", False, "interactive theory construction"),
         SettingSpec("good", "bool", False, "record good clauses"),
         SettingSpec("goodfile", "any", None, "file for good clauses"),
-        SettingSpec("gsamplesize", "int", 100, "sample size for posonly"),
+        SettingSpec("gsamplesize", "int", 100, "sample size for posonly", lo=1),
         SettingSpec("updateback", "bool", True, "add learned clauses to the background"),
         SettingSpec(
             "proof_strategy",
@@ -274,21 +326,21 @@ SETTING_SPECS: Final[dict[str, SettingSpec]] = {
         SettingSpec("lazy_negs", "bool", False, "lazy evaluation of negatives"),
         SettingSpec("refine", "any", False, "refinement operator"),
         SettingSpec("stage", "atom", "command", "stage of the run"),
-        SettingSpec("threads", "int", 1, "threads"),
+        SettingSpec("threads", "int", 1, "threads", lo=1),
         SettingSpec("portray_examples", "bool", False, "portray examples"),
         SettingSpec("portray_hypothesis", "bool", False, "portray hypotheses"),
         SettingSpec("portray_literals", "bool", False, "portray literals"),
         SettingSpec("portray_search", "bool", False, "portray the search"),
-        SettingSpec("skolemvars", "int", 10000, "skolem variables counter start"),
+        SettingSpec("skolemvars", "int", 10000, "skolem variables counter start", lo=0),
         SettingSpec("subsample", "bool", False, "subsample examples"),
-        SettingSpec("subsamplesize", "int", INF, "subsample size", allow_inf=True),
+        SettingSpec("subsamplesize", "int", INF, "subsample size", allow_inf=True, lo=1),
         SettingSpec("uniform_sample", "bool", False, "uniform seed sampling"),
-        SettingSpec("max_features", "int", INF, "maximum features", allow_inf=True),
+        SettingSpec("max_features", "int", INF, "maximum features", allow_inf=True, lo=1),
         SettingSpec("condition", "bool", False, "condition on examples"),
         SettingSpec("store_bottom", "bool", False, "store bottom clauses"),
         SettingSpec("nreduce_bottom", "bool", False, "negative-based bottom reduction"),
         SettingSpec("prune_tree", "bool", False, "prune trees"),
-        SettingSpec("dependent", "int", 0, "dependent variable argument (trees)"),
+        SettingSpec("dependent", "int", 0, "dependent variable argument (trees)", lo=0),
         SettingSpec(
             "tree_type",
             "atom",
@@ -353,8 +405,14 @@ class Settings:
         """Set from Python (e.g. a ``--set`` option), with the same type checks."""
         spec = SETTING_SPECS.get(name)
         if spec is None:
+            from ilpkit.core.validation import suggest
+
+            guess = suggest(name, sorted(SETTING_SPECS))
+            hint = f"; did you mean {guess!r}?" if guess else ""
             raise BiasError(
-                f"unknown setting {name!r}; known settings: " + ", ".join(sorted(SETTING_SPECS))
+                f"unknown setting {name!r}{hint} (known settings: "
+                + ", ".join(sorted(SETTING_SPECS))
+                + ")"
             )
         term: Term
         if isinstance(value, bool):
@@ -402,13 +460,15 @@ def coerce_setting(spec: SettingSpec, value: Term, location: SourceLocation | No
         return INF
     if spec.kind == "int":
         if isinstance(v, int):
-            return v
+            return _in_range(spec, v, fail)
         if isinstance(v, float) and v.is_integer():
-            return int(v)
+            return _in_range(spec, int(v), fail)
         raise fail("an integer" + (" or inf" if spec.allow_inf else ""))
     if spec.kind in ("float", "number"):
-        if isinstance(v, (int, float)):
-            return v if spec.kind == "number" else float(v)
+        if isinstance(v, (int, float)) and v == v:  # NaN is no setting
+            if math.isinf(v) and not spec.allow_inf:
+                raise fail("a finite number")
+            return _in_range(spec, v if spec.kind == "number" else float(v), fail)
         raise fail("a number" + (" or inf" if spec.allow_inf else ""))
     if spec.kind == "bool":
         if v in ("true", "false"):
@@ -424,6 +484,30 @@ def coerce_setting(spec: SettingSpec, value: Term, location: SourceLocation | No
     if isinstance(v, (str, int, float)):
         return v
     return value
+
+
+def _in_range(spec: SettingSpec, v: Any, fail: Any) -> Any:
+    """``v`` when it is within the setting's bounds; else the error ``fail`` makes."""
+    lo, hi = spec.lo, spec.hi
+    if (lo is None or v >= lo) and (hi is None or v <= hi):
+        return v
+    if math.isinf(v) and v > 0 and spec.allow_inf and hi is None:
+        return v
+    what = "an integer" if spec.kind == "int" else "a number"
+    if lo is not None and hi is not None:
+        bounds = f"{what} from {_num(lo)} to {_num(hi)}"
+    elif lo is not None:
+        bounds = f"{what} of at least {_num(lo)}"
+    else:
+        bounds = f"{what} of at most {_num(hi)}"
+    if spec.allow_inf:
+        bounds += " (or inf)"
+    error: BiasError = fail(bounds + (f": {spec.why}" if spec.why else ""))
+    raise error
+
+
+def _num(x: float | None) -> str:
+    return str(int(x)) if x is not None and float(x).is_integer() else str(x)
 
 
 # --------------------------------------------------------------------------------------------

@@ -32,14 +32,24 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from ilpkit.core import tomlw
 from ilpkit.core.errors import ConfigError, PluginError, path_str
-from ilpkit.core.plugins import RUN_KINDS, PluginKind, PluginManager
+from ilpkit.core.plugins import PluginKind, PluginManager
 from ilpkit.core.validation import issues
 
 __all__ = [
+    "AUTO",
+    "RUN_KINDS",
     "CVConfig",
     "DataConfig",
     "DataFormat",
@@ -53,11 +63,20 @@ __all__ = [
     "resolve_plugins",
 ]
 
+RUN_KINDS: Final[tuple[PluginKind, ...]] = ("backend", "search", "scorer", "learner", "executor")
+"""The plugin kinds a run chooses (each a :class:`RunConfig` field); a dataset's format is
+chosen by ``data.format``."""
+
+AUTO: Final = "auto"
+"""The search or scorer left to the learner's prescription, else the data's settings
+(resolved by :func:`ilpkit.core.compose.resolve`)."""
+
 _TOML_POSITION: Final = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 
 
 class DataFormat(StrEnum):
-    """Dataset formats ``ilpkit.core.formats.load_task`` reads (``auto``: detect)."""
+    """The built-in dataset formats (``auto``: detect); installed format plugins add more,
+    so ``data.format`` takes any registered name."""
 
     AUTO = "auto"
     ALEPH = "aleph"
@@ -73,14 +92,30 @@ class DataConfig(BaseModel):
     path: Path = Field(
         description="Dataset folder, or a file stem (data/train for train.b, .f, .n)."
     )
-    format: DataFormat = Field(
-        default=DataFormat.AUTO,
-        description="Dataset format: auto (detect from the files), aleph, boostsrl or popper.",
+    format: str = Field(
+        default=DataFormat.AUTO.value,
+        description="Dataset format: auto (detect from the files), aleph, boostsrl, popper "
+        "or an installed format plugin (`ilpkit plugins`).",
     )
     stem: str | None = Field(
         default=None,
         description="Which task to read from a folder holding several (e.g. advisedby).",
     )
+
+    @field_validator("format")
+    @classmethod
+    def _registered_format(cls, value: str) -> str:
+        """``auto`` or the name of a registered format plugin (built-in or installed)."""
+        from ilpkit.core.formats import format_names
+
+        names = [DataFormat.AUTO.value, *format_names()]
+        if value not in names:
+            raise PydanticCustomError(
+                "unknown_format",
+                "Input should be {names} (an installed format plugin)",
+                {"names": ", ".join(repr(n) for n in names)},
+            )
+        return value
 
 
 class PluginChoice(BaseModel):
@@ -102,6 +137,12 @@ class PluginChoice(BaseModel):
 
 
 def _plugin_field(kind: str, default: str) -> Any:
+    if default == AUTO:
+        what = "the learner's prescribed one, else the data's Aleph setting"
+        return Field(
+            default_factory=lambda: PluginChoice(name=default),
+            description=f"The {kind} plugin and its options (default: auto, {what}).",
+        )
     return Field(
         default_factory=lambda: PluginChoice(name=default),
         description=f"The {kind} plugin and its options (default: {default}).",
@@ -137,8 +178,38 @@ class CVConfig(BaseModel):
         "that have them, else folds). The numbers are the same either way.",
     )
 
+    pu_label_frequency: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="Positive-unlabeled data: each training (and tune) positive keeps its "
+        "label with this probability, every other training example becomes unlabeled; test "
+        "folds keep their true labels. Unset: the data's labels as read.",
+    )
+    pu_labelings: int | None = Field(
+        default=None,
+        ge=1,
+        description="Number of PU labelings (each repeat draws its own; sets cv.repeats).",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _labelings_are_repeats(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("pu_labelings") is not None:
+            k = int(data["pu_labelings"])
+            repeats = data.get("repeats")
+            if repeats not in (None, 1, k):
+                raise ValueError(
+                    f"pu_labelings={k} and repeats={repeats}: each repeat draws one labeling, "
+                    "so give one of them (or equal values)"
+                )
+            data = {**data, "repeats": k}
+        return data
+
     @model_validator(mode="after")
     def _budgets_positive(self) -> CVConfig:
+        if self.pu_labelings is not None and self.pu_label_frequency is None:
+            raise ValueError("pu_labelings needs pu_label_frequency (the label frequency c)")
         if any(b < 1 for b in self.curve):
             raise ValueError("learning-curve budgets must be >= 1 clause")
         return self
@@ -151,8 +222,8 @@ class RunConfig(BaseModel):
 
     data: DataConfig = Field(description="The dataset to learn from.")
     backend: PluginChoice = _plugin_field("backend", "native")
-    search: PluginChoice = _plugin_field("search", "topdown")
-    scorer: PluginChoice = _plugin_field("scorer", "laplace")
+    search: PluginChoice = _plugin_field("search", AUTO)
+    scorer: PluginChoice = _plugin_field("scorer", AUTO)
     learner: PluginChoice = _plugin_field("learner", "theory")
     executor: PluginChoice = _plugin_field("executor", "local")
     seed: int = Field(default=0, description="Seed of every random choice: same seed, same model.")
@@ -200,10 +271,19 @@ def load_config(path: str | Path) -> RunConfig:
         raise ConfigError(f"{where}: not UTF-8 text ({err.reason})") from None
     except OSError as err:
         raise ConfigError(f"{where}: cannot read: {err.strerror or err}") from None
+    deep = _too_deep(text)
+    if deep is not None:
+        line, col = deep
+        raise ConfigError(
+            f"{where}:{line}:{col}: arrays and inline tables nested more than "
+            f"{MAX_TOML_DEPTH} deep; a run file needs a few levels"
+        )
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(_toml_error(where, err)) from None
+    except RecursionError:  # pragma: no cover - _too_deep finds these first
+        raise ConfigError(f"{where}: invalid TOML: nested too deeply") from None
     config = _validate(raw, where)
     return _relative_to(config, file.parent)
 
@@ -227,6 +307,50 @@ def _validate(raw: Mapping[str, Any], where: str) -> RunConfig:
             for issue in issues(err, RunConfig, noun="key")
         ]
         raise ConfigError("\n".join(lines)) from None
+
+
+MAX_TOML_DEPTH: Final = 100
+"""Deepest nesting of ``[`` and ``{`` a run file or ``--set`` value may have (Python's TOML
+parser recurses once per level and would exhaust the stack near 1,000)."""
+
+
+def _too_deep(text: str) -> tuple[int, int] | None:
+    """Line and column of the first ``[`` or ``{`` nested more than :data:`MAX_TOML_DEPTH`
+    deep (outside strings and comments), or None.  Table headers (``[a]``, ``[[a]]``) count
+    while open, which only shifts the bound by two."""
+    depth = 0
+    i, n = 0, len(text)
+    line, line_start = 1, 0
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line, line_start = line + 1, i + 1
+        elif c == "#":
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        elif c in "\"'":
+            triple = text.startswith(c * 3, i)
+            quote = c * 3 if triple else c
+            j = i + len(quote)
+            while j < n and not text.startswith(quote, j):
+                if text[j] == "\\" and c == '"':
+                    j += 1
+                elif text[j] == "\n":
+                    if not triple:
+                        break
+                    line, line_start = line + 1, j + 1
+                j += 1
+            i = j + len(quote)
+            continue
+        elif c in "[{":
+            depth += 1
+            if depth > MAX_TOML_DEPTH:
+                return line, i - line_start + 1
+        elif c in "]}":
+            depth = max(0, depth - 1)
+        i += 1
+    return None
 
 
 def _toml_error(where: str, err: tomllib.TOMLDecodeError) -> str:
@@ -259,11 +383,11 @@ def _relative_to(config: RunConfig, base: Path) -> RunConfig:
 def parse_value(text: str) -> Any:
     """A ``--set`` value: a TOML value when it is one (``5``, ``0.5``, ``true``, ``"x"``,
     ``[1, 2]``), otherwise the text itself (``swi``). Dates and times stay text."""
-    if "\n" in text or "\r" in text:
+    if "\n" in text or "\r" in text or _too_deep(text) is not None:
         return text
     try:
         value = tomllib.loads(f"value = {text}")["value"]
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         return text
     if isinstance(value, (datetime.date, datetime.time)):
         return text
@@ -352,17 +476,21 @@ def _merge(base: dict[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]
 
 
 def resolve_plugins(
-    config: RunConfig, manager: PluginManager, *, where: str = "config"
+    config: Any, manager: PluginManager, *, where: str = "config"
 ) -> dict[PluginKind, BaseModel]:
     """Each chosen plugin's options, validated by its own model, by kind.
 
     Reports every problem at once: unknown plugin names (with a "did you mean") as
     ``<where>: backend.name: ...`` and bad options as ``<where>: learner.options: ...``.
+    A search or scorer left ``auto`` is skipped (:func:`ilpkit.core.compose.resolve` names
+    and checks it).
     """
     resolved: dict[PluginKind, BaseModel] = {}
     lines: list[str] = []
     for kind in RUN_KINDS:
         choice = config.plugin(kind)
+        if choice.name == AUTO and kind in ("search", "scorer"):
+            continue
         try:
             resolved[kind] = manager.validate_options(kind, choice.name, choice.options)
         except PluginError as err:

@@ -21,7 +21,6 @@ process loads its engine once per task, not once per unit.
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -31,9 +30,20 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ilpkit.core.compose import (
+    WORKER_CACHE,
+    derive_seed,
+    learner_capabilities,
+    make_context,
+    make_learner,
+    open_task,
+)
+from ilpkit.core.compose import (
+    worker_context as worker_context,  # re-exported: learners written before compose.py
+)
 from ilpkit.core.config import RunConfig
-from ilpkit.core.errors import BiasError, ConfigError, DataError
-from ilpkit.core.learner import LearnContext, Model
+from ilpkit.core.errors import ConfigError, DataError
+from ilpkit.core.learner import Model, PointClassifiers, Probabilistic, Snapshots
 from ilpkit.core.metrics import (
     accuracy,
     auroc,
@@ -111,11 +121,6 @@ class UnitResult:
 # --------------------------------------------------------------------------------------------
 # Seeds and folds
 # --------------------------------------------------------------------------------------------
-
-
-def derive_seed(*parts: object) -> int:
-    """A 31-bit seed determined by ``parts`` only (the same on every machine and worker)."""
-    return random.Random(repr(parts)).getrandbits(31)
 
 
 def fold_task(task: Task, config: RunConfig, repeat: int) -> Task:
@@ -217,45 +222,7 @@ def plan(task: Task, config: RunConfig) -> list[Unit]:
 # --------------------------------------------------------------------------------------------
 
 
-class _WorkerCache:
-    """The task and backend of the configuration a worker ran last (one engine per task)."""
-
-    def __init__(self) -> None:
-        self.task_key: str | None = None
-        self.task: Task | None = None
-        self.backend_key: str | None = None
-        self.backend: Any = None
-
-    def get_task(self, config: RunConfig) -> Task:
-        key = config.data.model_dump_json() + repr(sorted(config.settings.items()))
-        if key != self.task_key or self.task is None:
-            self.close_backend()
-            self.task = load_configured_task(config)
-            self.task_key = key
-        return self.task
-
-    def get_backend(self, config: RunConfig, task: Task) -> Any:
-        from ilpkit.core.plugins import get_plugin_manager
-
-        key = config.backend.model_dump_json()
-        if key != self.backend_key or self.backend is None:
-            self.close_backend()
-            backend = get_plugin_manager().make(
-                "backend", config.backend.name, dict(config.backend.options)
-            )
-            backend.load(task)
-            self.backend, self.backend_key = backend, key
-        return self.backend
-
-    def close_backend(self) -> None:
-        if self.backend is not None:
-            close = getattr(self.backend, "close", None)
-            if close is not None:
-                close()
-        self.backend, self.backend_key = None, None
-
-
-_CACHE = _WorkerCache()
+_CACHE = WORKER_CACHE
 
 StepHook = Callable[[str, int, int, str], None]
 _STEP_HOOK: list[StepHook] = []
@@ -277,22 +244,8 @@ def reporting_steps(hook: StepHook | None) -> Iterator[None]:
         _STEP_HOOK.remove(hook)
 
 
-def load_configured_task(config: RunConfig) -> Task:
-    """The config's dataset with its Aleph settings overrides applied."""
-    from ilpkit.core.formats import load_task
-    from ilpkit.datasets import resolve_data_path
-
-    task = load_task(
-        resolve_data_path(str(config.data.path)),
-        format=config.data.format.value,
-        stem=config.data.stem,
-    )
-    for key, value in config.settings.items():
-        try:
-            task.bias.settings.set_value(key, value)
-        except BiasError as exc:
-            raise ConfigError(f"settings.{key}={value!r}: {exc}") from None
-    return task
+load_configured_task = open_task
+"""The config's dataset with its settings overrides (:func:`ilpkit.core.compose.open_task`)."""
 
 
 def run_unit(unit: Unit, members: Any = None) -> UnitResult:
@@ -301,32 +254,27 @@ def run_unit(unit: Unit, members: Any = None) -> UnitResult:
     ``members``: an executor for the learner's own independent units (Gleaner seeds,
     ensemble theories); workers rebuild the task from ``unit.config``.
     """
-    from ilpkit.core.plugins import get_plugin_manager
-
     config = unit.config
     started = time.perf_counter()
     base = _CACHE.get_task(config)
     task = fold_task(base, config, unit.repeat)
     split = splits(task, config)[unit.fold]
+    if config.cv.pu_label_frequency is not None:
+        task = pu_task(task, split, config.cv.pu_label_frequency, config.seed, unit.repeat)
     labelled = split.test[np.isin(task.examples.labels[split.test], (POS, NEG))]
     if not np.any(task.examples.labels[split.train] == POS):
         raise DataError(f"{task.name}: unit {unit.key} has no positive training example")
     backend = _CACHE.get_backend(config, base)
-    manager = get_plugin_manager()
-    learner = manager.make("learner", config.learner.name, dict(config.learner.options))
-    scorer = manager.make("scorer", config.scorer.name, dict(config.scorer.options))
-    search = config.search
+    learner = make_learner(config)
     seed = derive_seed(config.seed, "unit", unit.repeat, unit.fold)
-    ctx = LearnContext(
-        backend=backend,
-        make_search=lambda: manager.make("search", search.name, dict(search.options)),
-        scorer=scorer,
-        settings=task.bias.settings,
+    ctx = make_context(
+        config,
+        task,
+        backend,
         seed=seed,
         train_ids=split.train,
-        tune_ids=split.tune if len(split.tune) else None,
+        tune_ids=split.tune,
         executor=members,
-        recipe=config if members is not None else None,
     )
     if _STEP_HOOK:
         hook = _STEP_HOOK[-1]
@@ -336,9 +284,8 @@ def run_unit(unit: Unit, members: Any = None) -> UnitResult:
     scores = model.score(backend, labelled)
     metrics = evaluate(model, backend, labelled, labels, scores)
     curve = []
-    at_budget: Callable[[int], Model | None] | None = getattr(model, "at_budget", None)
     for budget in config.cv.curve:
-        snapshot = at_budget(budget) if at_budget is not None else None
+        snapshot = model.at_budget(budget) if isinstance(model, Snapshots) else None
         if snapshot is None:
             break
         s = snapshot.score(backend, labelled)
@@ -366,12 +313,24 @@ def run_unit(unit: Unit, members: Any = None) -> UnitResult:
     )
 
 
-def learner_has_members(config: RunConfig) -> bool:
-    """Whether the config's learner ships independent members to an executor."""
-    from ilpkit.core.plugins import get_plugin_manager
+def pu_task(task: Task, split: Split, c: float, seed: int, repeat: int) -> Task:
+    """``task`` with a PU labeling of the split's training and tune examples (repeat
+    ``repeat`` draws its own; test labels stay true); see :func:`ilpkit.core.pu.pu_labels`."""
+    from dataclasses import replace
 
-    spec = get_plugin_manager().get("learner", config.learner.name)
-    return bool(getattr(spec.factory, "has_members", False))
+    from ilpkit.core.pu import pu_labels
+    from ilpkit.core.task import Examples
+
+    ex = task.examples
+    ids = np.union1d(split.train, split.tune).astype(np.int64)
+    labels = pu_labels(ex.labels, ids, c, derive_seed(seed, "pu", repeat))
+    examples = Examples(ex.atoms, labels, ex.weights, ex.folds, ex.locations)
+    return replace(task, examples=examples, label_frequency=c)
+
+
+def learner_has_members(config: RunConfig) -> bool:
+    """Whether the config's learner declares members it may ship to an executor."""
+    return learner_capabilities(config.learner.name, config.learner.options).has_members
 
 
 def evaluate(
@@ -392,9 +351,8 @@ def evaluate(
     fp = float(np.sum(predicted & (labels == 0)))
     metrics["f1"] = f1(tp, fp, p)
     metrics["accuracy"] = accuracy(tp, fp, p, n)
-    predict_proba = getattr(model, "predict_proba", None)
-    if predict_proba is not None and len(labels):
-        probs = np.asarray(predict_proba(backend, ids), dtype=np.float64)
+    if isinstance(model, Probabilistic) and len(labels):
+        probs = np.asarray(model.predict_proba(backend, ids), dtype=np.float64)
         floor = float(getattr(model, "probability_floor", PROBABILITY_FLOOR))
         metrics["mce"] = mean_cross_entropy(probs, labels, floor)
     return metrics
@@ -405,10 +363,9 @@ def _point_metrics(
 ) -> dict[str, float]:
     """AURPC over the model's own classifiers (Gleaner's per-bin theories, K-of-N votes),
     for models that define ``pr_counts``."""
-    pr_counts = getattr(model, "pr_counts", None)
-    if pr_counts is None or not 0 < labels.sum() < len(labels):
+    if not isinstance(model, PointClassifiers) or not 0 < labels.sum() < len(labels):
         return {}
-    points = pr_counts(backend, ids, labels == 1)
+    points = model.pr_counts(backend, ids, labels == 1)
     p, n = float(labels.sum()), float(len(labels) - labels.sum())
     return {"aurpc_points": aurpc(pr_points_from_counts(points, p, n))}
 
@@ -423,22 +380,3 @@ def _ranking_metrics(
         "aurpc": aurpc(pr_points(scores, labels)),
         "auroc": auroc(scores, labels),
     }
-
-
-def worker_context(recipe: RunConfig, seed: int) -> tuple[Task, LearnContext]:
-    """Task and learning context rebuilt from a recipe in a worker process (cached per
-    process), for learners whose units (Gleaner seeds, ensemble members) run elsewhere."""
-    from ilpkit.core.plugins import get_plugin_manager
-
-    manager = get_plugin_manager()
-    task = _CACHE.get_task(recipe)
-    backend = _CACHE.get_backend(recipe, task)
-    search = recipe.search
-    ctx = LearnContext(
-        backend=backend,
-        make_search=lambda: manager.make("search", search.name, dict(search.options)),
-        scorer=manager.make("scorer", recipe.scorer.name, dict(recipe.scorer.options)),
-        settings=task.bias.settings,
-        seed=seed,
-    )
-    return task, ctx

@@ -14,11 +14,12 @@ few examples, as is usual on skewed data.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
+from ilpkit.core.backend import BackendProtocol
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.terms import Clause
 
@@ -28,15 +29,8 @@ _SPARSE_DENSITY: float = 0.1
 """Below this fraction of True cells, ``sparse="auto"`` returns a CSR matrix."""
 
 
-class BatchCoverage(Protocol):
-    """What propositionalisation needs from a backend."""
-
-    @property
-    def n_examples(self) -> int: ...
-
-    def coverage_many(
-        self, clauses: Sequence[Clause], among: Coverage | None = None
-    ) -> list[Coverage]: ...
+BatchCoverage = BackendProtocol
+"""What propositionalisation needs from a backend: the one backend contract."""
 
 
 def coverage_matrix(

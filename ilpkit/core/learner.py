@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
+from ilpkit.core.backend import BackendProtocol
 from ilpkit.core.bias import Settings
 from ilpkit.core.coverage import Coverage, Weighting
 from ilpkit.core.errors import ConfigError, DataError
@@ -29,15 +30,8 @@ from ilpkit.core.terms import Clause
 MODEL_FORMAT_VERSION = 1
 
 
-class ClauseBackend(Protocol):
-    """What models and learners need from a backend."""
-
-    def coverage(self, clause: Clause, among: Coverage | None = None) -> Coverage: ...
-
-    def saturate(self, example: Any, bias: Any = None, depth: int | None = None) -> Any: ...
-
-    @property
-    def n_examples(self) -> int: ...
+ClauseBackend = BackendProtocol
+"""What models and learners need from a backend: the one backend contract."""
 
 
 @dataclass(frozen=True)
@@ -98,7 +92,150 @@ class Model(Protocol):
     def to_json(self) -> dict[str, Any]: ...
 
 
+# What a model may offer beyond :class:`Model`: each is a protocol the framework tests with
+# isinstance (declared by defining the method), not a name probed with getattr.
+
+
+@runtime_checkable
+class Snapshots(Protocol):
+    """A model that replays itself after fewer evaluated clauses (learning curves)."""
+
+    def at_budget(self, clauses: int) -> Model | None: ...
+
+
+@runtime_checkable
+class Probabilistic(Protocol):
+    """A model with its own probabilities (then no calibration is fitted; MCE is reported)."""
+
+    def predict_proba(
+        self, backend: ClauseBackend, ids: npt.NDArray[np.int64] | None = None
+    ) -> npt.NDArray[np.float64]: ...
+
+
+@runtime_checkable
+class PointClassifiers(Protocol):
+    """A model made of several classifiers (Gleaner's per-bin theories, K of N votes),
+    each a (TP, FP) point: their PR area is reported as ``aurpc_points``."""
+
+    def pr_counts(
+        self, backend: ClauseBackend, ids: npt.NDArray[np.int64], labels: npt.NDArray[np.bool_]
+    ) -> list[tuple[float, float]]: ...
+
+
+@runtime_checkable
+class SelfExplaining(Protocol):
+    """A model that explains itself as one table (boosting: weak hypotheses by alpha)."""
+
+    def explain_table(self, title: str) -> Any: ...
+
+
+@runtime_checkable
+class Recorded(Protocol):
+    """A model that records how it was learnt (``info``, saved with it)."""
+
+    info: dict[str, Any]
+
+
+@runtime_checkable
+class ModelLoader(Protocol):
+    """A learner that reads its saved models back."""
+
+    def model_from_json(self, data: dict[str, Any]) -> Model: ...
+
+
+@dataclass(frozen=True)
+class LearnerCapabilities:
+    """What a learner takes and offers, declared by its class (``capabilities = ...``) and
+    read by the framework (:mod:`ilpkit.core.compose`) instead of probed.
+
+    ``default_search``/``default_scorer`` are what the learner's method prescribes (Gleaner:
+    rrr with pr); they are used wherever the user named none. A learner with
+    ``takes_search=False`` (``takes_scorer=False``) runs its own fixed search (scorer): a
+    different one named by the user is refused, not silently ignored.
+    """
+
+    takes_search: bool = True
+    """The learner runs ``ctx.make_search()``: a user's search choice matters."""
+    takes_scorer: bool = True
+    """The learner scores clauses with ``ctx.scorer``."""
+    default_search: str | None = None
+    default_scorer: str | None = None
+    has_members: bool = False
+    """Its independent members (seeds, theories) may run on an executor (``run_members``)."""
+    uses_tune: bool = False
+    """It uses ``ctx.tune_ids`` (tune folds) when the experiment gives some."""
+    quick_options: Mapping[str, Any] = field(default_factory=dict)
+    """Options for a small, fast fit (few seeds, members or rounds), used by
+    :func:`ilpkit.testing.check_learner`."""
+
+
+DEFAULT_CAPABILITIES = LearnerCapabilities()
+
+
+@runtime_checkable
+class Learner(Protocol):
+    """What a learner plugin's factory builds.
+
+    ``fit`` learns a :class:`Model` (score/predict/rules/to_json); ``model_from_json`` reads
+    one back (save/load); ``capabilities`` declares what it takes (search, scorer) and offers
+    (members, tune) -- see :class:`LearnerCapabilities`. ``ilpkit.testing.check_learner``
+    checks the contract on a small dataset.
+    """
+
+    name: str
+    capabilities: ClassVar[LearnerCapabilities]
+
+    def fit(self, task: Task, ctx: LearnContext) -> Model: ...
+
+    def model_from_json(self, data: dict[str, Any]) -> Model: ...
+
+
+def capabilities_of(learner: object) -> LearnerCapabilities:
+    """The capabilities ``learner`` (an instance or its class) declares; a learner that
+    declares none takes any search and scorer and has no members."""
+    caps = getattr(learner, "capabilities", DEFAULT_CAPABILITIES)
+    if not isinstance(caps, LearnerCapabilities):
+        raise ConfigError(
+            f"learner {getattr(learner, 'name', learner)!r}: capabilities must be a "
+            f"LearnerCapabilities, got {type(caps).__name__}"
+        )
+    return caps
+
+
 M = TypeVar("M")
+
+
+@dataclass(frozen=True)
+class Shipped(Generic[M]):
+    """How a learner's member runs on an executor's worker (:meth:`LearnContext.run_members`).
+
+    ``run(task, ctx, payload)`` is a module-level function returning plain data; the
+    framework rebuilds ``task`` and ``ctx`` (backend, search, scorer, seed) in the worker
+    from the run's recipe. ``payload(k)`` is member k's picklable part; ``decode`` turns the
+    plain data back into the member here.
+    """
+
+    run: Callable[[Task, LearnContext, Any], Any]
+    payload: Callable[[int], Any]
+    decode: Callable[[Any], M]
+
+
+@dataclass(frozen=True)
+class MemberJob:
+    """One member as shipped to a worker: the recipe, the seed, the learner's function."""
+
+    recipe: Any
+    seed: int
+    run: Callable[[Task, LearnContext, Any], Any]
+    payload: Any
+
+
+def run_member_job(job: MemberJob) -> Any:
+    """Run one shipped member in a worker (task and backend cached per worker process)."""
+    from ilpkit.core.compose import worker_context
+
+    task, ctx = worker_context(job.recipe, job.seed)
+    return job.run(task, ctx, job.payload)
 
 
 @dataclass
@@ -133,16 +270,27 @@ class LearnContext:
         what: str,
         count: int,
         here: Callable[[int], M],
-        shipped: tuple[Callable[[Any], Any], Callable[[int], Any], Callable[[Any], M]],
+        shipped: Shipped[M] | tuple[Callable[[Any], Any], Callable[[int], Any], Callable[[Any], M]],
     ) -> list[M]:
         """Members ``0 .. count-1`` of a learner (Gleaner seeds, ensemble theories), each
-        reported as a step named ``what``.  With ``executor`` and ``recipe`` set, member k
-        runs as ``worker(unit(k))`` on the executor and its plain-data result is decoded
-        here (``shipped = (worker, unit, decode)``); otherwise ``here(k)`` runs in this
-        process."""
+        reported as a step named ``what``: the one framework-owned way to run them.
+
+        Without an executor, ``here(k)`` runs in this process. With ``executor`` and
+        ``recipe`` set, member k runs on the executor: as ``shipped.run(task, ctx,
+        shipped.payload(k))`` in a worker whose task and context the framework rebuilds
+        (:class:`Shipped`), or, in the older form ``shipped = (worker, unit, decode)``, as
+        ``worker(unit(k))``; either way its plain-data result is decoded here."""
         if self.executor is not None and self.recipe is not None:
-            worker, unit, decode = shipped
-            raw = self.executor.map(worker, [unit(k) for k in range(count)])
+            if isinstance(shipped, Shipped):
+                jobs = [
+                    MemberJob(self.recipe, self.seed, shipped.run, shipped.payload(k))
+                    for k in range(count)
+                ]
+                raw = self.executor.map(run_member_job, jobs)
+                decode = shipped.decode
+            else:
+                worker, unit, decode = shipped
+                raw = self.executor.map(worker, [unit(k) for k in range(count)])
             results = (decode(r) for r in raw)
         else:
             results = (here(k) for k in range(count))
@@ -224,8 +372,6 @@ def load_model(path: str | Path) -> Model:
     from ilpkit.core.plugins import get_plugin_manager
 
     learner = get_plugin_manager().make("learner", str(data["learner"]), {})
-    loader = getattr(learner, "model_from_json", None)
-    if loader is None:
+    if not isinstance(learner, ModelLoader):
         raise ConfigError(f"learner {data['learner']!r} cannot load saved models")
-    model: Model = loader(data)
-    return model
+    return learner.model_from_json(data)

@@ -56,7 +56,6 @@ __all__ = [
     "KINDS",
     "KIND_CONTRACTS",
     "PROJECT_NAME",
-    "RUN_KINDS",
     "NoOptions",
     "PluginKind",
     "PluginManager",
@@ -79,18 +78,17 @@ BUILTIN_MODULE: Final = "ilpkit.plugins.builtin"
 DISABLE_AUTOLOAD_ENV: Final = "ILPKIT_DISABLE_PLUGIN_AUTOLOAD"
 """Set this environment variable (to anything but ``""``/``0``) to skip third-party plugins."""
 
-PluginKind = Literal["backend", "search", "scorer", "learner", "executor", "kernel"]
+PluginKind = Literal["backend", "search", "scorer", "learner", "executor", "format", "kernel"]
 KINDS: Final[tuple[PluginKind, ...]] = get_args(PluginKind)
-RUN_KINDS: Final[tuple[PluginKind, ...]] = ("backend", "search", "scorer", "learner", "executor")
-"""The kinds a run chooses one of (a RunConfig section each); the others are parts a plugin
-picks by name from its own options (GleanerSRL's ``kernel``)."""
 
 KIND_CONTRACTS: Final[Mapping[PluginKind, str]] = {
     "backend": "a Backend: saturate/coverage/coverage_many over a loaded Task",
     "search": "a SearchStrategy yielding evaluated clauses from a SearchContext",
     "scorer": "a Scorer turning coverage counts into a score",
     "learner": "a Learner whose fit(task, ctx) returns a Model",
-    "executor": "an Executor (ilpkit.core.executor): map(fn, units) in order, and close()",
+    "executor": "an Executor (ilpkit.core.executor): map(fn, units) in order, close(), and "
+    "in_process (whether units run in the calling process)",
+    "format": "a DatasetFormat (ilpkit.core.formats): detect(path), load(path, stem), write",
     "kernel": "a Kernel (GleanerSRL): gram(a, b, stats) and feature_map(x, stats) or None",
 }
 """What the factory of each kind of plugin must build."""

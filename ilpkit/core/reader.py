@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -175,13 +175,34 @@ _SIMPLE_ESCAPES: Final = {
 
 # Python's int() refuses longer decimal strings (sys.get_int_max_str_digits()).
 _MAX_INT_DIGITS: Final = 4300
+# Hexadecimal, octal and binary literals are held to the same magnitude, so that every
+# integer read can be written back as decimal text.
+_INT_BOUND: Final = 10**_MAX_INT_DIGITS
+_INF: Final = float("inf")
+
+MAX_TERM_DEPTH: Final = 200
+"""Deepest nesting of compound terms a clause may have (documented in docs/formats.md).
+
+List tails and the goals of a clause body's top-level conjunction do not count (they are
+held flat), so long lists and long bodies are fine; ``a+a+...+a`` with 600 operands is 599
+levels deep and is refused.  Without a bound, printing, exporting to a Prolog engine,
+pickling or comparing such a term would exhaust Python's stack far from the file."""
 
 
 def _code_char(code: int, pos: int) -> str:
-    """The character of an escape's code point, or a syntax error beyond Unicode."""
+    """The character of an escape's code point, or a syntax error beyond Unicode or for a
+    lone surrogate (which no UTF-8 file or Prolog engine can hold)."""
     if code > 0x10FFFF:
         raise _SyntaxErr(pos, f"character code {code:#x} in escape is beyond Unicode (0x10ffff)")
+    if 0xD800 <= code <= 0xDFFF:
+        raise _SyntaxErr(pos, f"character code {code:#x} in escape is a lone UTF-16 surrogate")
     return chr(code)
+
+
+def _int_token(value: int, pos: int, layout: bool) -> Token:
+    if value >= _INT_BOUND:
+        raise _SyntaxErr(pos, f"integer with more than {_MAX_INT_DIGITS} decimal digits")
+    return Token(INT, value, pos, layout)
 
 
 class _Tokenizer:
@@ -300,19 +321,25 @@ class _Tokenizer:
                 value, end = self._escape(pos + 2, pos)
                 return Token(INT, ord(value), pos, layout), end
             return Token(INT, ord(code), pos, layout), end
+        # Powers of two convert in linear time, so the check can follow the conversion.
         if m.group("hex"):
-            return Token(INT, int(m.group("hex"), 16), pos, layout), end
+            return _int_token(int(m.group("hex"), 16), pos, layout), end
         if m.group("oct"):
-            return Token(INT, int(m.group("oct"), 8), pos, layout), end
+            return _int_token(int(m.group("oct"), 8), pos, layout), end
         if m.group("bin"):
-            return Token(INT, int(m.group("bin"), 2), pos, layout), end
+            return _int_token(int(m.group("bin"), 2), pos, layout), end
         if m.group("float"):
             text = m.group("float")
             if text.endswith("Inf"):
                 return Token(FLOAT, float("inf"), pos, layout), end
             if text.endswith("NaN"):
                 return Token(FLOAT, float("nan"), pos, layout), end
-            return Token(FLOAT, float(text), pos, layout), end
+            if len(text) > _MAX_INT_DIGITS:
+                raise _SyntaxErr(pos, f"float with more than {_MAX_INT_DIGITS} characters")
+            number = float(text)
+            if number == _INF:  # SWI-Prolog: "Number too large"
+                raise _SyntaxErr(pos, f"float {text[:20]}... is too large (beyond 1.8e308)")
+            return Token(FLOAT, number, pos, layout), end
         digits = m.group("int")
         if len(digits) > _MAX_INT_DIGITS:
             raise _SyntaxErr(pos, f"integer with more than {_MAX_INT_DIGITS} digits")
@@ -638,6 +665,10 @@ def _arg_texts(args: str) -> list[str]:
 _MAX_CACHED_CONSTANTS: Final = 100_000
 
 
+class _NotFast(Exception):
+    """A fact the fast path matched but cannot build: the tokenizer reads it instead."""
+
+
 class _ConstCache(dict[str, Const]):
     """Interns constants by their source text (``1`` and ``1.0`` stay distinct).
 
@@ -653,6 +684,8 @@ class _ConstCache(dict[str, Const]):
         elif c == "-" or c.isdigit():
             # _ARG's numbers: a float has a '.', an integer has none.
             value = float(bare) if "." in bare else int(bare)
+            if value in (_INF, -_INF):
+                raise _NotFast  # the slow path reports the float that is too large
         else:
             value = bare
         const = self[text] = Const(value)
@@ -705,7 +738,10 @@ class PrologReader:
         return self._read_lines(_file_lines(Path(path)), name)
 
     def read_text(self, text: str, name: str = "<string>") -> Iterator[ReadTerm]:
-        """The clauses of ``text``."""
+        """The clauses of ``text`` (errors, like a file's, come while iterating)."""
+        bad = _SURROGATE_RE.search(text)
+        if bad is not None:
+            return _refuse_surrogate(text, bad.start(), name)
         return self._read_lines(iter([text]), name)
 
     def read_term(self, text: str, name: str = "<string>") -> Term:
@@ -752,20 +788,29 @@ class PrologReader:
                     if end < n or final:
                         functor, args = m.groups()
                         parts = args.split(",") if "'" not in args else _ARG_RE.findall(args)
-                        line += count("\n", pos, end)
-                        yield new_read_term(Struct(functor, tuple(map(const, parts))), name, line)
-                        pos = end
-                        continue
+                        try:
+                            fact = Struct(functor, tuple(map(const, parts)))
+                        except _NotFast:
+                            fact = None
+                        if fact is not None:
+                            line += count("\n", pos, end)
+                            yield new_read_term(fact, name, line)
+                            pos = end
+                            continue
                 m = wrapped_match(text, pos)
                 if m is not None:
                     end = m.end()
                     if end < n or final:
                         functor, inner_functor, args = m.groups()
-                        inner = Struct(inner_functor, tuple(map(const, _arg_texts(args))))
-                        line += count("\n", pos, end)
-                        yield new_read_term(Struct(functor, (inner,)), name, line)
-                        pos = end
-                        continue
+                        try:
+                            inner = Struct(inner_functor, tuple(map(const, _arg_texts(args))))
+                        except _NotFast:
+                            inner = None
+                        if inner is not None:
+                            line += count("\n", pos, end)
+                            yield new_read_term(Struct(functor, (inner,)), name, line)
+                            pos = end
+                            continue
                 # Layout and comments; after them, the fast path may apply again.
                 try:
                     start = tokenizer.skip_layout(pos)
@@ -820,8 +865,12 @@ class PrologReader:
                             )
                         )
                     else:
-                        self._directive_effects(term)
-                        yield new_read_term(term, name, line)
+                        problem = _too_deep(term) or self._directive_effects(term)
+                        if problem is None:
+                            yield new_read_term(term, name, line)
+                        else:
+                            refused = _SyntaxErr(tokens[0].pos, problem)
+                            errors.append(self._loc(refused, text, pos, line, name))
                     if len(errors) >= self.max_errors:
                         truncated = True
                         break
@@ -844,22 +893,21 @@ class PrologReader:
         line_start = text.rfind("\n", 0, err.pos) + 1
         return SourceLocation(name, line, err.pos - line_start + 1), err.message
 
-    def _directive_effects(self, term: Term) -> None:
-        """Apply directives that change how the rest of the file reads."""
+    def _directive_effects(self, term: Term) -> str | None:
+        """Apply directives that change how the rest of the file reads; a message when the
+        directive is wrong (an ``op/3`` that SWI-Prolog would refuse)."""
         if not (type(term) is Struct and term.name == ":-" and len(term.args) == 1):
-            return
+            return None
         goal = term.args[0]
         if type(goal) is not Struct:
-            return
+            return None
         if goal.name == "op" and len(goal.args) == 3:
-            p, kind, names = goal.args
-            if type(p) is Const and isinstance(p.value, int) and type(kind) is Const:
-                items: Iterable[Term] = [names]
-                if type(names) is Struct and names.name == ".":
-                    items = list_items(names)[0]
-                for item in items:
-                    if type(item) is Const and isinstance(item.value, str):
-                        self.ops.add(p.value, str(kind.value), item.value)
+            checked = check_op(*goal.args)
+            if isinstance(checked, str):
+                return checked
+            priority, kind, names = checked
+            for op_name in names:
+                self.ops.add(priority, kind, op_name)
         elif goal.name == "set_prolog_flag" and len(goal.args) == 2:
             flag, value = goal.args
             if (
@@ -868,6 +916,104 @@ class PrologReader:
                 and value.value in ("codes", "chars", "atom", "string")
             ):
                 self.double_quotes = str(value.value)
+        return None
+
+
+OP_TYPES: Final = frozenset({"xfx", "xfy", "yfx", "fy", "fx", "xf", "yf"})
+
+
+def check_op(priority: Term, kind: Term, names: Term) -> tuple[int, str, list[str]] | str:
+    """``op(Priority, Type, Names)`` checked as SWI-Prolog checks it: the parts to apply, or
+    the error message.
+
+    Priority is an integer 0..1200 (0 removes), Type one of the seven operator types, Names
+    an atom or a proper list of atoms; ``','`` cannot be redefined, ``'|'`` only as an infix
+    operator of priority 1001 or more (or 0), and ``[]``, ``{}`` are not operators.
+    """
+    if type(priority) is not Const or type(priority.value) is not int:
+        return f"op/3: priority must be an integer 0..1200, got {to_text(priority)}"
+    if not 0 <= priority.value <= 1200:
+        return f"op/3: priority must be 0..1200, got {priority.value}"
+    if type(kind) is not Const or kind.value not in OP_TYPES:
+        return f"op/3: type must be one of {', '.join(sorted(OP_TYPES))}, got {to_text(kind)}"
+    items: list[Term] = [names]
+    if (type(names) is Struct and names.name == ".") or names == NIL:
+        items, tail = list_items(names)
+        if tail != NIL:
+            return f"op/3: names must be an atom or a list of atoms, got {to_text(names)}"
+    out: list[str] = []
+    p, t = priority.value, str(kind.value)
+    for item in items:
+        if type(item) is not Const or not isinstance(item.value, str):
+            return f"op/3: an operator name must be an atom, got {to_text(item)}"
+        name = item.value
+        if name == ",":
+            return "op/3: no permission to modify operator ','"
+        if name in ("[]", "{}"):
+            return f"op/3: no permission to create operator '{name}'"
+        if name == "|" and (t not in ("xfx", "xfy", "yfx") or 0 < p < 1001):
+            return "op/3: '|' can only be an infix operator of priority 1001 or more"
+        out.append(name)
+    return p, t, out
+
+
+def to_text(term: Term) -> str:
+    """A short rendering of a term for messages."""
+    from ilpkit.core.terms import to_prolog
+
+    try:
+        text = to_prolog(term)
+    except (RecursionError, ValueError):
+        text = f"a deeply nested or huge {type(term).__name__}"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _too_deep(term: Term) -> str | None:
+    """A message when ``term`` nests deeper than :data:`MAX_TERM_DEPTH` (None otherwise);
+    iterative, so any depth is measured without recursion."""
+    if type(term) is not Struct:
+        return None
+    # (term, depth, flat): flat terms are the top-level body conjunction of a clause.
+    stack: list[tuple[Term, int, bool]] = []
+    if term.name == ":-" and len(term.args) == 2:
+        stack.append((term.args[0], 1, False))
+        stack.append((term.args[1], 1, True))
+    else:
+        stack.append((term, 0, False))
+    while stack:
+        t, depth, flat = stack.pop()
+        if type(t) is not Struct:
+            continue
+        if depth > MAX_TERM_DEPTH:
+            return (
+                f"term nested too deeply: more than {MAX_TERM_DEPTH} levels of compound terms "
+                "(list tails and the goals of a clause body do not count); split it up"
+            )
+        args = t.args
+        if flat and t.name == "," and len(args) == 2:
+            stack.append((args[0], depth, True))
+            stack.append((args[1], depth, True))
+        elif t.name == "." and len(args) == 2:
+            stack.append((args[0], depth + 1, False))
+            stack.append((args[1], depth, False))
+        else:
+            for a in args:
+                if type(a) is Struct:
+                    stack.append((a, depth + 1, False))
+    return None
+
+
+_SURROGATE_RE: Final = re.compile("[\ud800-\udfff]")
+
+
+def _refuse_surrogate(text: str, at: int, name: str) -> Iterator[ReadTerm]:
+    """Raise, when iterated, the error for the lone surrogate at ``at`` (files decode as
+    strict UTF-8 and cannot hold one; a Python string can)."""
+    line = text.count("\n", 0, at) + 1
+    col = at - (text.rfind("\n", 0, at) + 1) + 1
+    message = f"lone UTF-16 surrogate {ord(text[at]):#x}: not a character"
+    raise PrologSyntaxError([(SourceLocation(name, line, col), message)])
+    yield  # pragma: no cover - makes this a generator
 
 
 def _skip_to_clause_end(text: str, pos: int) -> int:

@@ -9,7 +9,9 @@ Layout of ``RUN_DIR``::
     report.md          tables; plots/*.png and *.svg (PR, ROC and learning curves)
 
 A unit's files are written as soon as it finishes, so an interrupted run keeps its finished
-units and ``resume`` runs only the others.
+units and ``resume`` runs only the others. A run owns its directory: ``run_experiment`` holds
+an exclusive lock on ``RUN_DIR/.lock`` (see :mod:`ilpkit.core.runlock`) from before its
+first write to its end, so a second run on the same directory is refused.
 """
 
 from __future__ import annotations
@@ -24,23 +26,33 @@ from typing import Any
 
 import numpy as np
 
+from ilpkit.core import lifecycle
 from ilpkit.core.config import RunConfig, dump_config, load_config
 from ilpkit.core.errors import ConfigError, IlpkitError
+from ilpkit.core.executor import Executor, WorkerLost, runs_in_process
 from ilpkit.core.experiment import (
     Unit,
     UnitResult,
     learner_has_members,
-    load_configured_task,
     plan,
     reporting_steps,
     run_unit,
 )
+from ilpkit.core.outpaths import check_output_dir
+from ilpkit.core.runlock import RunLock
 
 METRICS = ("aurpc", "aurpc_points", "auroc", "f1", "accuracy", "mce")
 
 
 class Interrupted(IlpkitError):
-    """The user stopped a run; finished units are kept and ``--resume`` continues."""
+    """The user stopped a run; finished units are kept and ``--resume`` continues.
+
+    ``exit_code`` is the shell's code of the signal (130 for Ctrl-C), which the CLI exits
+    with."""
+
+    def __init__(self, message: str, exit_code: int = 130) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 @dataclass(frozen=True)
@@ -127,7 +139,7 @@ def run_experiment(
     out: str | Path,
     *,
     resume: bool = False,
-    executor: Any = None,
+    executor: Executor | None = None,
     on_unit: Callable[[UnitResult, int, int], None] | None = None,
     on_plan: Callable[[int, int], None] | None = None,
     on_step: Callable[[str, int, int, str], None] | None = None,
@@ -138,26 +150,46 @@ def run_experiment(
     the number of units; ``on_unit(result, finished, total)`` each finished one;
     ``on_step(unit_key, done, total, what)`` each step (seed, theory, round) of a learner
     running in this process (not of units on other workers). Ctrl-C
-    raises :class:`Interrupted` after the finished units are saved.
+    raises :class:`Interrupted` after the finished units are saved; a dead worker raises
+    :class:`~ilpkit.core.executor.WorkerLost` saying how to resume. Another process running
+    in ``out`` makes this raise :class:`~ilpkit.core.runlock.RunLocked` before any work.
     """
+    config = with_absolute_data(config)
+    run = RunDirectory(check_output_dir(out))
+    with RunLock(run.path):
+        return _run_owned(config, run, resume, executor, on_unit, on_plan, on_step)
+
+
+def _run_owned(
+    config: RunConfig,
+    run: RunDirectory,
+    resume: bool,
+    executor: Any,
+    on_unit: Callable[[UnitResult, int, int], None] | None,
+    on_plan: Callable[[int, int], None] | None,
+    on_step: Callable[[str, int, int, str], None] | None,
+) -> dict[str, Any]:
+    """:func:`run_experiment` once this process owns the run directory."""
+    from ilpkit.core.compose import WORKER_CACHE, resolve
+    from ilpkit.core.config import resolve_plugins
     from ilpkit.core.plugins import get_plugin_manager
     from ilpkit.core.report import write_report
 
-    config = with_absolute_data(config)
-    run = RunDirectory(out)
     if run.exists() and not resume:
         raise ConfigError(
             f"{run.path} already holds a run; pass --resume to continue it or choose another --out"
         )
+    resolve_plugins(config, get_plugin_manager(), where="config")  # before reading the data
+    task = WORKER_CACHE.get_task(config)  # read once: units run here reuse it
+    config = resolve(config, task, where="config")
     if resume and run.exists():
-        saved = run.config()
-        if _comparable(saved) != _comparable(config):
+        differences = config_differences(run.config(), config)
+        if differences:
             raise ConfigError(
                 f"{run.path}: --resume with a configuration that differs from the run's "
-                "config.toml; resume with the same options (or no options: ilpkit cv --resume "
-                "RUN_DIR)"
+                f"config.toml in {', '.join(differences)}; resume with the same options (or "
+                "no options: ilpkit cv --resume RUN_DIR)"
             )
-    task = load_configured_task(config)
     units = plan(task, config)
     run.start(config)
     done = run.finished()
@@ -177,9 +209,15 @@ def run_experiment(
                 finished += 1
                 if on_unit is not None:
                     on_unit(result, finished, len(units))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         raise Interrupted(
             f"interrupted: {finished} of {len(units)} units are saved in {run.path}; "
+            f"continue with: ilpkit cv --resume {run.path}",
+            exit_code=lifecycle.exit_code(exc),
+        ) from None
+    except WorkerLost as exc:
+        raise WorkerLost(
+            f"{exc}\n{finished} of {len(units)} units are saved in {run.path}; "
             f"continue with: ilpkit cv --resume {run.path}"
         ) from None
     finally:
@@ -199,11 +237,9 @@ def parallel_mode(config: RunConfig) -> str:
     return mode
 
 
-def _results(config: RunConfig, executor: Any, todo: list[Unit]) -> Any:
+def _results(config: RunConfig, executor: Executor, todo: list[Unit]) -> Any:
     """Unit results in order: units on the executor, or units here with their members on it."""
-    from ilpkit.plugins.executors.local import LocalExecutor
-
-    if parallel_mode(config) == "folds" or isinstance(executor, LocalExecutor):
+    if parallel_mode(config) == "folds" or runs_in_process(executor):
         return executor.map(run_unit, todo)
     return (run_unit(unit, members=executor) for unit in todo)
 
@@ -242,6 +278,35 @@ def with_absolute_data(config: RunConfig) -> RunConfig:
 
     path = resolve_data_path(str(config.data.path)).resolve()
     return config.model_copy(update={"data": config.data.model_copy(update={"path": path})})
+
+
+def config_differences(saved: RunConfig, given: RunConfig) -> list[str]:
+    """The keys (dotted, ``settings.nodes``) where ``given`` differs from a run's saved
+    configuration, each with both values; the executor and ``cv.parallel`` do not count."""
+    a, b = _flat(_comparable(saved)), _flat(_comparable(given))
+    return [
+        f"{key} (config.toml: {_shown(a.get(key))}, now: {_shown(b.get(key))})"
+        for key in sorted(a.keys() | b.keys())
+        if a.get(key, _MISSING) != b.get(key, _MISSING)
+    ]
+
+
+_MISSING = object()
+
+
+def _flat(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            out.update(_flat(value, name + "."))
+        else:
+            out[name] = value
+    return out
+
+
+def _shown(value: Any) -> str:
+    return "unset" if value is None else json.dumps(value)
 
 
 def _comparable(config: RunConfig) -> dict[str, Any]:

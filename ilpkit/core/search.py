@@ -18,22 +18,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from ilpkit.core.backend import BackendProtocol
 from ilpkit.core.bottom import BottomClause
 from ilpkit.core.coverage import Counts, Coverage, Weighting
 from ilpkit.core.refine import ClauseIds, Refiner
+from ilpkit.core.scoring import Scorer as Scorer  # the one Scorer protocol, re-exported
 from ilpkit.core.terms import Clause
 
-
-class Scorer(Protocol):
-    """A clause evaluation function (see ``ilpkit.core.scoring``)."""
-
-    name: str
-
-    def score(self, counts: Counts, clause_length: int, parent: Counts | None = None) -> float: ...
-
-
-class CoverageBackend(Protocol):
-    def coverage(self, clause: Clause, among: Coverage | None = None) -> Coverage: ...
+CoverageBackend = BackendProtocol
+"""What a search needs from a backend: the one backend contract."""
 
 
 class BudgetExhausted(Exception):

@@ -250,6 +250,9 @@ class Task:
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     """What the loader did that a user may want to know (e.g. an ``abolish/1`` applied)."""
+    label_frequency: float | None = None
+    """For a positive-unlabeled labeling the experiment drew (``cv.pu_label_frequency``): the
+    probability with which each training positive kept its label; None for data as read."""
 
     @property
     def target(self) -> Indicator | None:

@@ -9,7 +9,11 @@ so each caller only decides how to prefix it.
 from __future__ import annotations
 
 import difflib
+import types
+import typing
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -91,3 +95,34 @@ def _unknown_key(key: str, known: list[str], noun: str) -> str:
     else:
         message += f" (no {noun}s are accepted here)"
     return message
+
+
+NONE_WORDS = frozenset({"none", "null"})
+"""Spellings of "no value" accepted where an option's help says ``None = ...``: TOML has no
+null, and ``--set backend.step_limit=None`` arrives as text."""
+
+
+def _accepts_none(annotation: Any) -> bool:
+    origin = typing.get_origin(annotation)
+    if origin is typing.Union or origin is types.UnionType:
+        return type(None) in typing.get_args(annotation)
+    return annotation is None or annotation is type(None)
+
+
+def none_words_to_none(model: type[BaseModel], data: Any) -> Any:
+    """``data`` with ``"none"``/``"None"``/``"null"`` replaced by ``None`` in the fields of
+    ``model`` that accept None (for a ``model_validator(mode="before")``); other fields keep
+    the text, so an option that takes a string still gets ``"none"``."""
+    if not isinstance(data, Mapping):
+        return data
+    out = dict(data)
+    for name, value in data.items():
+        field = model.model_fields.get(str(name))
+        if (
+            field is not None
+            and isinstance(value, str)
+            and value.strip().lower() in NONE_WORDS
+            and _accepts_none(field.annotation)
+        ):
+            out[name] = None
+    return out

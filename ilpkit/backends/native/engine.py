@@ -67,10 +67,11 @@ class NativeOptions(BackendOptions):
     """Options of the native backend."""
 
     cache_mb: float = Field(
-        default=512.0, description="Memory for cached binding tables of parent clauses (MB)."
+        default=512.0, ge=0, description="Memory for cached binding tables of parent clauses (MB)."
     )
     row_limit: int = Field(
         default=5_000_000,
+        ge=1,
         description="Largest binding table kept whole; larger ones are evaluated in chunks.",
     )
     tabling: bool = Field(
@@ -79,7 +80,14 @@ class NativeOptions(BackendOptions):
         "(exact, in Prolog's order); false: always tuple-at-a-time.",
     )
     memo_entries: int = Field(
-        default=200_000, description="Memoised answers of rule-defined literals (entries)."
+        default=200_000, ge=0, description="Memoised answers of rule-defined literals (entries)."
+    )
+    memory_limit_mb: float | None = Field(
+        default=1024.0,
+        gt=0,
+        description="Memory one query of a rule-defined predicate may take (MB): built-ins "
+        "check their results' sizes (lists, atoms, integers) against it and the process's "
+        "growth is checked as the query runs; None = unlimited.",
     )
 
 
@@ -146,6 +154,7 @@ class NativeBackend(Backend):
                 step_limit=self.options.step_limit,
                 time_limit=self.options.timeout,
                 tabling=self.opts.tabling,
+                memory_limit_mb=self.opts.memory_limit_mb,
             )
         return self._resolution
 

@@ -62,6 +62,7 @@ Known differences from SWI-Prolog, all documented choices:
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import time
@@ -83,6 +84,8 @@ __all__ = [
 ]
 
 _HINT: Final = "use the swi backend (--backend swi)"
+DEFAULT_MEMORY_LIMIT_MB: Final = 1024.0
+"""How much one query may grow the process by default (MB)."""
 
 
 class UnsupportedConstruct(DataError):
@@ -653,7 +656,7 @@ def _render(t: RT, limit: int = 300) -> str:
     try:
         text = to_prolog(_to_term(t))
     except Exception:  # pragma: no cover - rendering must never hide the real error
-        text = repr(t)
+        text = f"<a {type(t).__name__} too large to print>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -698,6 +701,73 @@ def _exist_err(name: str, arity: int) -> _Throw:
         ("existence_error", "procedure", ("/", name, arity)),
         f"unknown procedure {_pi(name, arity)}",
     )
+
+
+class _OverLimit(Exception):
+    """A built-in hit a limit of the query (``kind``: steps, time or memory); the machine
+    turns it into :class:`ResourceLimitExceeded` naming the query and the calling clause."""
+
+    def __init__(self, kind: str, what: str) -> None:
+        super().__init__(what)
+        self.kind = kind
+        self.what = what
+
+
+_FREE_CELLS: Final = 1024
+"""Built-ins building up to this many list cells or characters cost one step; beyond it,
+each cell counts as a step (so ``length(L, N)`` enumerating ever longer lists, or an atom
+doubled in a loop, meets the step limit as a loop of calls would)."""
+_MEM_QUICK: Final = 1 << 20
+"""Allocations charged below this many bytes are summed; the resident size is read (about
+half a microsecond) once the sum passes it, or for any single larger allocation."""
+_CELL_BYTES: Final = 120
+"""Bytes of one list cell holding a fresh variable or a small integer (tuple + item)."""
+
+_statm: list[int] = []  # [pid, fd] of this process's /proc/self/statm
+
+
+def _resident_bytes() -> int | None:
+    """The process's resident set size in bytes, or None where it cannot be read cheaply
+    (then only built-ins' own estimates bound a query's memory)."""
+    import os
+
+    pid = os.getpid()
+    if not _statm or _statm[0] != pid:  # first call, or a forked child: reopen for itself
+        if _statm:
+            with contextlib.suppress(OSError):
+                os.close(_statm[1])
+            _statm.clear()
+        try:
+            fd = os.open("/proc/self/statm", os.O_RDONLY)
+        except OSError:
+            _statm.extend((pid, -1))
+            return None
+        _statm.extend((pid, fd))
+    fd = _statm[1]
+    if fd < 0:
+        return None
+    try:
+        fields = os.pread(fd, 128, 0).split()
+        return int(fields[1]) * _PAGE
+    except (OSError, IndexError, ValueError):  # pragma: no cover - /proc changed under us
+        return None
+
+
+def _page_size() -> int:
+    import os
+
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
+        return 4096
+
+
+_PAGE: Final = _page_size()
+
+
+def _text_bytes(n: int) -> int:
+    """Bytes of a Python string of ``n`` characters (up to four bytes each)."""
+    return 64 + 4 * n
 
 
 def _pi(name: str, arity: int) -> str:
@@ -745,6 +815,8 @@ def _sub(x: RT, y: RT) -> RT:
 
 def _mul(x: RT, y: RT) -> RT:
     if type(x) is int and type(y) is int:
+        if x.bit_length() + y.bit_length() > _MAX_INT_BITS:
+            raise _big_int()
         return x * y
     return _fchk(_fl(x) * _fl(y))
 
@@ -835,8 +907,11 @@ def _pow(x: RT, y: RT) -> RT:
         raise _eval_err("undefined") from None
 
 
-_MAX_INT_BITS: Final = 1 << 26
-"""Integers beyond 64 Mbit are refused (SWI would run out of its GMP stack as well)."""
+_MAX_INT_BITS: Final = 1 << 20
+"""Integers beyond 1 Mbit (about 315,000 decimal digits) are refused with a resource
+error: Python multiplies such numbers in a few milliseconds, but each doubling of the
+size triples the time, so repeated squaring would otherwise escape the time limit inside one
+``is/2``.  (SWI-Prolog's bound is its stack, 1 GB by default.)"""
 
 
 def _big_int() -> _Throw:
@@ -1243,6 +1318,10 @@ _ESCAPES: Final = {
 }
 
 
+_MAX_TEXT_DIGITS: Final = 4_000
+"""Longest decimal text turned into an integer (Python refuses more than 4,300 digits)."""
+
+
 def _parse_number(text: str, *, layout: bool = False) -> int | float | None:
     """Prolog number syntax (SWI): signs, ``1_000``, ``0x1F``, ``0'c``, ``1.0e10``, ``1e10``,
     ``1.0Inf``.  ``layout`` allows leading white space (``number_codes/2`` does)."""
@@ -1273,6 +1352,8 @@ def _parse_number(text: str, *, layout: bool = False) -> int | float | None:
         radix = int(m.group("radix"))
         if not 2 <= radix <= 36:
             return None
+        if len(m.group("rdigits")) > _MAX_TEXT_DIGITS:
+            return None
         try:
             value = int(m.group("rdigits"), radix)
         except ValueError:
@@ -1287,8 +1368,20 @@ def _parse_number(text: str, *, layout: bool = False) -> int | float | None:
         except OverflowError:  # pragma: no cover - float() returns inf instead
             return None
     else:
-        value = int(m.group("int").replace("_", ""))
+        digits = m.group("int").replace("_", "")
+        if len(digits) > _MAX_TEXT_DIGITS:
+            raise _err(
+                ("representation_error", "max_integer_text"),
+                f"representation error: an integer of more than {_MAX_TEXT_DIGITS:,} digits "
+                "cannot be read from text",
+            )
+        value = int(digits)
     return -value if neg else value
+
+
+_MAX_TEXT_INT_BITS: Final = 13_000
+"""Integers wider than this (about 3,900 decimal digits) are not turned into text: Python
+refuses more than 4,300 digits, and the conversion is quadratic in the length."""
 
 
 def _atomic_text(t: RT) -> str | None:
@@ -1297,6 +1390,12 @@ def _atomic_text(t: RT) -> str | None:
     if tt is str:
         return t  # type: ignore[no-any-return]
     if tt is int:
+        if t.bit_length() > _MAX_TEXT_INT_BITS:
+            raise _err(
+                ("representation_error", "max_integer_text"),
+                f"representation error: an integer of more than {_MAX_TEXT_DIGITS:,} digits "
+                "cannot be written as text",
+            )
         return str(t)
     if tt is float:
         return _fmt_float(t)
@@ -1624,6 +1723,7 @@ def _b_functor(m: _Machine, a: list[RT]) -> bool:
         raise _dom_err("not_less_than_zero", n)
     if type(name) is not str:
         raise _type_err("atomic" if type(name) is tuple else "atom", name)
+    m.charge(n, n * _CELL_BYTES, f"functor/3 would build a term of {n:,} arguments")
     return _unify(t, (name, *[Ref() for _ in range(n)]), trail)
 
 
@@ -1729,7 +1829,10 @@ def _text_conv(to_list: Callable[[str], RT], what: str, out_string: bool = False
     def fn(m: _Machine, a: list[RT]) -> bool:
         t = _deref(a[0])
         if type(t) is not Ref:
-            return _unify(a[1], to_list(_atomic_or_inst(t)), m.trail)
+            text = _atomic_or_inst(t)
+            n = len(text)
+            m.charge(n, n * _CELL_BYTES, f"a list of {n:,} characters")
+            return _unify(a[1], to_list(text), m.trail)
         s = _text(a[1], what)
         return _unify(t, Str(s) if out_string else s, m.trail)
 
@@ -1874,9 +1977,15 @@ def _b_name(m: _Machine, a: list[RT]) -> bool:
     return _unify(t, s if v is None else v, m.trail)
 
 
+def _charge_text(m: _Machine, n: int, pi: str) -> None:
+    """Charge a built-in's text result of ``n`` characters (see :meth:`_Machine.charge`)."""
+    m.charge(n, _text_bytes(n), f"{pi} would build a text of {n:,} characters")
+
+
 def _case_conv(fn: Callable[[str], str], out_string: bool) -> DetFn:
     def go(m: _Machine, a: list[RT]) -> bool:
         s = fn(_text(a[0]))
+        _charge_text(m, len(s), "a case conversion")
         return _unify(a[1], Str(s) if out_string else s, m.trail)
 
     return go
@@ -1905,7 +2014,13 @@ def _parse_text_term(text: str) -> RT:
 
 
 def _term_text(t: RT) -> str:
-    return to_prolog(_to_term(t))
+    try:
+        return to_prolog(_to_term(t))
+    except ValueError:  # an integer beyond Python's 4,300 digits of text
+        raise _err(
+            ("representation_error", "max_integer_text"),
+            "representation error: an integer of more than 4,000 digits cannot be written as text",
+        ) from None
 
 
 def _term_conv(out_string: bool) -> DetFn:
@@ -1914,6 +2029,7 @@ def _term_conv(out_string: bool) -> DetFn:
         if type(text) is not Ref:
             return _unify(a[0], _parse_text_term(_text(text)), m.trail)
         s = _term_text(a[0])
+        _charge_text(m, len(s), "term_to_atom/2")
         return _unify(text, Str(s) if out_string else s, m.trail)
 
     return fn
@@ -1930,7 +2046,9 @@ def _b_atomic_list_concat2(m: _Machine, a: list[RT]) -> bool:
         raise _inst_err()
     if tail != NIL:
         raise _type_err("list", a[0])
-    return _unify(a[1], "".join(_atomic_or_inst(x) for x in items), m.trail)
+    texts = [_atomic_or_inst(x) for x in items]
+    _charge_text(m, sum(map(len, texts)), "atomic_list_concat/2")
+    return _unify(a[1], "".join(texts), m.trail)
 
 
 @_det("atomic_list_concat", 3)
@@ -1938,13 +2056,16 @@ def _b_atomic_list_concat3(m: _Machine, a: list[RT]) -> bool:
     sep = _atomic_or_inst(a[1])
     items, tail = _list_items(a[0])
     if tail == NIL and all(type(_deref(x)) is not Ref for x in items):
-        return _unify(a[2], sep.join(_atomic_or_inst(x) for x in items), m.trail)
+        texts = [_atomic_or_inst(x) for x in items]
+        _charge_text(m, sum(map(len, texts)) + len(sep) * len(texts), "atomic_list_concat/3")
+        return _unify(a[2], sep.join(texts), m.trail)
     if tail != NIL and type(tail) is not Ref:
         raise _type_err("list", a[0])
     full = _deref(a[2])
     if type(full) is Ref or not sep:
         raise _inst_err()
     parts: list[RT] = list(_atomic_or_inst(full).split(sep))
+    m.charge(len(parts), len(parts) * _CELL_BYTES, f"a list of {len(parts):,} parts")
     return _unify(a[0], _mklist(parts), m.trail)
 
 
@@ -1953,6 +2074,7 @@ def _b_split_string(m: _Machine, a: list[RT]) -> bool:
     s = _text(a[0])
     seps = _text(a[1])
     pad = _text(a[2])
+    m.charge(len(s), len(s) * _CELL_BYTES, f"split_string/4 of a text of {len(s):,} characters")
     if seps:
         parts = [""]
         for c in s:
@@ -1974,7 +2096,9 @@ def _concat(out_string: bool) -> GenFn:
         y = _deref(a[1])
         trail = m.trail
         if type(x) is not Ref and type(y) is not Ref:
-            if _unify(a[2], make(_text(x) + _text(y)), trail):
+            tx, ty = _text(x), _text(y)
+            _charge_text(m, len(tx) + len(ty), "atom_concat/3")
+            if _unify(a[2], make(tx + ty), trail):
                 yield
             return
         z = _text(a[2])
@@ -2081,6 +2205,7 @@ def _b_member(m: _Machine, a: list[RT]) -> Iterator[None]:
         k = 0
         while True:
             mark = len(trail)
+            m.charge(k, k * _CELL_BYTES, f"member/2 would build a list of {k:,} cells")
             cells: list[RT] = [Ref() for _ in range(k)]
             if _unify(lst, _mklist([*cells, x], Ref()), trail):
                 yield
@@ -2137,12 +2262,15 @@ def _b_length(m: _Machine, a: list[RT]) -> Iterator[None]:
         if n < 0:
             raise _dom_err("not_less_than_zero", n)
         k = n - len(items)
-        if k >= 0 and _unify(tail, _mklist([Ref() for _ in range(k)]), trail):
-            yield
+        if k >= 0:
+            m.charge(k, k * _CELL_BYTES, f"length/2 would build a list of {k:,} cells")
+            if _unify(tail, _mklist([Ref() for _ in range(k)]), trail):
+                yield
         return
     k = 0
     while True:
         mark = len(trail)
+        m.charge(k, k * _CELL_BYTES, f"length/2 would build a list of {k:,} cells")
         if _unify(tail, _mklist([Ref() for _ in range(k)]), trail) and _unify(
             n, len(items) + k, trail
         ):
@@ -2167,6 +2295,7 @@ def _nth(base: int) -> GenFn:
                 if _unify(a[2], lst[1], trail):
                     yield
             elif type(lst) is Ref:
+                m.charge(k, k * _CELL_BYTES, f"nth/3 would build a list of {k:,} cells")
                 cells: list[RT] = [Ref() for _ in range(k)]
                 if _unify(lst, _mklist([*cells, a[2]], Ref()), trail):
                     yield
@@ -2332,7 +2461,11 @@ def _b_numlist(m: _Machine, a: list[RT]) -> bool:
         raise _type_err("integer", lo)
     if type(hi) is not int:
         raise _type_err("integer", hi)
-    return lo <= hi and _unify(a[2], _mklist(range(lo, hi + 1)), m.trail)
+    if lo > hi:
+        return False
+    n = hi - lo + 1
+    m.charge(n, n * _CELL_BYTES, f"numlist/3 would build a list of {n:,} integers")
+    return _unify(a[2], _mklist(range(lo, hi + 1)), m.trail)
 
 
 for _k in (("max_list", 2), ("min_list", 2), ("max_member", 2), ("min_member", 2)):
@@ -2746,6 +2879,13 @@ BUILTINS: Final[frozenset[Key]] = frozenset(
     _SYSTEM | _CONTROL | {k for k in _library_clauses() if not k[0].startswith("$")}
 )
 """Every predicate the engine implements: control constructs, built-ins and library."""
+SYSTEM_PREDICATES: Final[frozenset[Key]] = frozenset(
+    {k for k in _SYSTEM if k not in _LIBRARY_NATIVE} | (_CONTROL - {("false", 0), (":", 2)})
+)
+"""Built-ins a program cannot redefine (SWI-Prolog's system predicates: a definition in the
+data is refused at load, so every engine runs the same predicate).  Library predicates
+(``append/3``, ``member/2``, ...) may be redefined, as with SWI's autoloader; ``false/0`` is
+left out because Aleph's integrity constraints are written ``false :- Body``."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -2866,7 +3006,19 @@ class _Machine:
     behind and the engine serves the next query normally.
     """
 
-    __slots__ = ("cps", "deadline", "eng", "query", "step_limit", "steps", "trail")
+    __slots__ = (
+        "cps",
+        "deadline",
+        "eng",
+        "mem_base",
+        "mem_limit",
+        "mem_pending",
+        "query",
+        "step_limit",
+        "steps",
+        "trail",
+        "work",
+    )
 
     def __init__(self, eng: ResolutionEngine, query: Callable[[], str]) -> None:
         self.eng = eng
@@ -2876,6 +3028,15 @@ class _Machine:
         self.steps = 0
         self.step_limit = eng.step_limit
         self.deadline = time.monotonic() + eng.time_limit if eng.time_limit is not None else None
+        self.mem_limit = eng.memory_limit
+        """Bytes this query may grow the process by (None: unlimited)."""
+        self.mem_base: int | None = None
+        """Resident size when the query's memory was first measured (lazily: short queries
+        never read it)."""
+        self.mem_pending = 0
+        """Bytes charged by built-ins since the resident size was last read."""
+        self.work = 0
+        """Steps charged by built-ins for work beyond a resolution step (long lists, texts)."""
 
     # -- helpers used by control built-ins -------------------------------------------------
     def collect(
@@ -2896,24 +3057,98 @@ class _Machine:
         return (seq, 0, None, h + 1, node) if seq else node
 
     def _limits(self, steps: int, instr: Any) -> int:
-        """Check the step and time limits; return the step count of the next check."""
+        """Check the step, time and memory limits; return the step count of the next check."""
         limit = self.step_limit
         self.steps = steps
-        if limit is not None and steps > limit:
-            raise ResourceLimitExceeded(
-                f"the query {self.query()} exceeded the limit of {limit:,} "
-                f"resolution steps{self._where(instr)}; raise the step limit or look for "
-                "infinite recursion"
-            )
+        work = self.work
+        if limit is not None and steps + work > limit:
+            raise self._over_steps(instr)
         if self.deadline is not None and time.monotonic() > self.deadline:
-            raise ResourceLimitExceeded(
-                f"the query {self.query()} exceeded the time limit of "
-                f"{self.eng.time_limit} s{self._where(instr)}"
-            )
+            raise self._over_time(instr)
+        if self.mem_limit is not None and steps:
+            over = self._memory_growth(0)
+            if over is not None:
+                raise self._over_memory(over, instr)
         nxt = steps + 2048
-        if limit is not None and nxt > limit + 1:
-            nxt = limit + 1
+        if limit is not None and nxt + work > limit + 1:
+            nxt = max(steps + 1, limit + 1 - work)
         return nxt
+
+    def _over_steps(self, instr: Any, what: str = "") -> ResourceLimitExceeded:
+        why = f" ({what})" if what else ""
+        return ResourceLimitExceeded(
+            f"the query {self.query()} exceeded the limit of {self.step_limit:,} "
+            f"resolution steps{why}{self._where(instr)}; raise the step limit or look for "
+            "infinite recursion"
+        )
+
+    def _over_time(self, instr: Any, what: str = "") -> ResourceLimitExceeded:
+        why = f" ({what})" if what else ""
+        return ResourceLimitExceeded(
+            f"the query {self.query()} exceeded the time limit of "
+            f"{self.eng.time_limit} s{why}{self._where(instr)}"
+        )
+
+    def _over_memory(self, what: str, instr: Any) -> ResourceLimitExceeded:
+        mb = (self.mem_limit or 0) / 2**20
+        return ResourceLimitExceeded(
+            f"the query {self.query()} exceeded the memory limit of {mb:,.0f} MB ({what})"
+            f"{self._where(instr)}; raise the backend's memory_limit_mb or look for a "
+            "runaway (an infinite list, a growing atom or integer, left recursion)"
+        )
+
+    def _memory_growth(self, extra: int) -> str | None:
+        """Why the query is over its memory budget when it allocates ``extra`` more bytes
+        (None when it is not): the resident size's growth since the query's first
+        measurement, plus ``extra``, against ``mem_limit``."""
+        limit = self.mem_limit
+        if limit is None:
+            return None
+        if extra > limit:
+            return f"a built-in would need about {extra / 2**20:,.0f} MB at once"
+        rss = _resident_bytes()
+        if rss is None:
+            return None
+        if self.mem_base is None:
+            self.mem_base = rss
+        grown = rss - self.mem_base + extra
+        if grown > limit:
+            return f"it grew the process by {grown / 2**20:,.0f} MB"
+        return None
+
+    def charge(self, cells: int, nbytes: int, what: str) -> None:
+        """Account a built-in's work before it builds ``cells`` list cells (or characters,
+        digits) taking about ``nbytes`` bytes: big results count one step per cell and
+        against the memory budget, and the time limit is checked, so that no built-in loop
+        escapes the query's limits.  Raises :class:`_OverLimit` (the machine names the call).
+        """
+        if cells > _FREE_CELLS:
+            self.work += cells
+            limit = self.step_limit
+            if limit is not None and self.steps + self.work > limit:
+                raise _OverLimit("steps", what)
+        if self.deadline is not None and cells > _FREE_CELLS and time.monotonic() > self.deadline:
+            raise _OverLimit("time", what)
+        if self.mem_limit is None:
+            return
+        self.mem_pending += nbytes
+        if nbytes > _MEM_QUICK or self.mem_pending > _MEM_QUICK:
+            self.mem_pending = 0
+            over = self._memory_growth(nbytes)
+            if over is not None:
+                raise _OverLimit("memory", f"{what}: {over}")
+
+    def tick(self, what: str) -> None:
+        """The time-limit check of a long built-in loop that allocates nothing."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise _OverLimit("time", what)
+
+    def _over(self, exc: _OverLimit, instr: Any) -> ResourceLimitExceeded:
+        if exc.kind == "steps":
+            return self._over_steps(instr, exc.what)
+        if exc.kind == "time":
+            return self._over_time(instr, exc.what)
+        return self._over_memory(exc.what, instr)
 
     @staticmethod
     def _where(instr: Any) -> str:
@@ -3293,6 +3528,14 @@ class _Machine:
                 handler = self._catch(exc.ball, cont)
                 if handler is False:
                     self.steps = steps
+                    ball = exc.ball
+                    if type(ball) is tuple and len(ball) == 3 and ball[0] == "error":
+                        formal = _deref(ball[1])
+                        if type(formal) is tuple and formal[0] == "resource_error":
+                            raise ResourceLimitExceeded(
+                                f"the query {self.query()} ran out of a resource: "
+                                f"{exc.message}{self._goal_text(instr, args)}"
+                            ) from None
                     raise PrologRuntimeError(
                         exc.message + self._goal_text(instr, args), _to_term(exc.ball)
                     ) from None
@@ -3303,6 +3546,14 @@ class _Machine:
                 raise PrologRuntimeError(
                     "term too deeply nested for the native engine" + self._goal_text(instr, args)
                 ) from None
+            except _OverLimit as exc:
+                self.steps = steps
+                raise self._over(exc, instr) from None
+            except MemoryError:
+                self.steps = steps
+                del cps[:], trail[:]
+                cont = None
+                raise self._over(_OverLimit("memory", "Python ran out of memory"), instr) from None
 
 
 # --------------------------------------------------------------------------------------------
@@ -3334,11 +3585,13 @@ class ResolutionEngine:
     """SLD resolution (depth-first, clause order, cut) over a :class:`Program`.
 
     ``step_limit`` bounds the resolution steps of one query (every call and every retry
-    counts) and ``time_limit`` its wall-clock seconds; exceeding either raises
-    :class:`~ilpkit.core.errors.ResourceLimitExceeded` naming the query, and the engine stays
-    usable.  ``allow`` names refused constructs (``"format/2"`` or just ``"format"``) that
-    :meth:`check` should let through: output predicates then succeed silently, anything
-    else raises :class:`UnsupportedConstruct` if it is actually reached.
+    counts) and ``time_limit`` its wall-clock seconds, ``memory_limit_mb`` how much it may
+    grow the process (built-ins check their results' sizes before building them, and the
+    resident size is read every 2,048 steps); exceeding any raises
+    :class:`~ilpkit.core.errors.ResourceLimitExceeded` naming the query and the calling clause,
+    and the engine stays usable.  ``allow`` names refused constructs (``"format/2"`` or just
+    ``"format"``) that :meth:`check` should let through: output predicates then succeed
+    silently, anything else raises :class:`UnsupportedConstruct` if it is actually reached.
     """
 
     def __init__(
@@ -3349,10 +3602,15 @@ class ResolutionEngine:
         time_limit: float | None = None,
         allow: frozenset[str] | None = None,
         tabling: bool = True,
+        memory_limit_mb: float | None = DEFAULT_MEMORY_LIMIT_MB,
     ) -> None:
         self.program = program
         self.step_limit = step_limit
         self.time_limit = time_limit
+        self.memory_limit: int | None = (
+            None if memory_limit_mb is None else int(memory_limit_mb * 2**20)
+        )
+        """Bytes one query may grow the process by (see :meth:`_Machine.charge`)."""
         self.allow = frozenset(allow) if allow else frozenset()
         self.last_steps = 0
         """Resolution steps used by the most recent query (for benchmarks and reports)."""

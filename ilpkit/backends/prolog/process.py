@@ -13,14 +13,13 @@ from __future__ import annotations
 import contextlib
 import os
 import select
-import shutil
 import signal
 import subprocess
-import tempfile
 import time
 import weakref
 from pathlib import Path
 
+from ilpkit.core import lifecycle
 from ilpkit.core.errors import IlpkitError
 
 
@@ -48,12 +47,13 @@ class EngineProcess:
                 start_new_session=True,
             )
         self._buffer = bytearray()
-        self._finalizer = weakref.finalize(self, _terminate, self.popen)
+        self._finalizer = lifecycle.track(weakref.finalize(self, _terminate, self.popen))
 
     @staticmethod
     def new_workdir() -> Path:
-        path = Path(tempfile.mkdtemp(prefix="ilpkit-prolog-"))
-        return path
+        """``ilpkit-prolog-PID-XXXX``: removed at exit and on signals; after a kill -9, by
+        the next ilpkit process (see :func:`ilpkit.core.lifecycle.temp_dir`)."""
+        return lifecycle.temp_dir("prolog")
 
     @property
     def pid(self) -> int:
@@ -124,7 +124,7 @@ class EngineProcess:
         self._finalizer()
 
     def remove_workdir(self) -> None:
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        lifecycle.remove_temp_dir(self.workdir)
 
 
 def _terminate(popen: subprocess.Popen[bytes]) -> None:

@@ -83,10 +83,13 @@ class SubprocessOptions(BackendOptions):
         default=None, description="Path of the engine's executable (default: found on PATH)."
     )
     startup_timeout: float = Field(
-        default=120.0, description="Seconds allowed for starting the engine and loading data."
+        default=120.0,
+        gt=0,
+        description="Seconds allowed for starting the engine and loading data.",
     )
     guard_seconds: float | None = Field(
         default=60.0,
+        gt=0,
         description="Wall-clock seconds per query on engines that cannot count inferences "
         "(gprolog, yap) when step_limit is set and timeout is not; None = wait forever.",
     )

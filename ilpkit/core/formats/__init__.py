@@ -1,14 +1,17 @@
 """Dataset formats: loaders and writers that round-trip.
 
-Each format is a :class:`DatasetFormat` registered in :data:`FORMATS`; ``load_task`` picks one
-by name or detects it from the files present.
+Each format is a :class:`DatasetFormat`, registered as a plugin of kind ``"format"`` (the
+built-ins ``aleph``, ``boostsrl``, ``popper`` through ``ilpkit.plugins.formats``, a third
+party's through the same hook); ``load_task`` picks one by name or detects it from the files
+present. :data:`FORMATS` reads the registry by name.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Final, Protocol
 
 from ilpkit.core.errors import DataError, FormatError
 from ilpkit.core.task import Task
@@ -36,29 +39,52 @@ class Detection:
     reason: str
 
 
-FORMATS: dict[str, DatasetFormat] = {}
-_BUILTIN_FORMATS = ("aleph", "boostsrl", "popper")  # detection order: first match wins
+BUILTIN_FORMATS: Final = ("aleph", "boostsrl", "popper")
+"""Detection order of the built-ins (first match wins); installed formats come after, by name."""
+_BUILTIN_FORMATS = BUILTIN_FORMATS
 
 
-def register_format(fmt: DatasetFormat) -> DatasetFormat:
-    FORMATS[fmt.name] = fmt
+def format_names() -> list[str]:
+    """Every registered format, in detection order."""
+    from ilpkit.core.plugins import get_plugin_manager
+
+    names = get_plugin_manager().names("format")
+    return [n for n in _BUILTIN_FORMATS if n in names] + sorted(
+        n for n in names if n not in _BUILTIN_FORMATS
+    )
+
+
+def get_format(name: str) -> DatasetFormat:
+    """The registered format ``name``."""
+    from ilpkit.core.plugins import get_plugin_manager
+
+    names = format_names()
+    if name not in names:
+        raise FormatError(f"unknown format {name!r}; known formats: auto, " + ", ".join(names))
+    fmt: DatasetFormat = get_plugin_manager().make("format", name)
     return fmt
 
 
-def _ensure_builtin_formats() -> None:
-    if FORMATS:
-        return
-    import importlib
+class _Registry(Mapping[str, DatasetFormat]):
+    """The registered formats by name, in detection order (a read-only view)."""
 
-    # import all first: a failing import must not leave the registry half filled
-    modules = [importlib.import_module(f"ilpkit.core.formats.{m}") for m in _BUILTIN_FORMATS]
-    for module in modules:
-        register_format(module.FORMAT)
+    def __getitem__(self, name: str) -> DatasetFormat:
+        if name not in format_names():
+            raise KeyError(name)
+        return get_format(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(format_names())
+
+    def __len__(self) -> int:
+        return len(format_names())
+
+
+FORMATS: Mapping[str, DatasetFormat] = _Registry()
 
 
 def detect_formats(path: Path) -> list[Detection]:
     """Every format that recognises ``path``, best first."""
-    _ensure_builtin_formats()
     out = []
     for fmt in FORMATS.values():
         reason = fmt.detect(path)
@@ -70,19 +96,16 @@ def detect_formats(path: Path) -> list[Detection]:
 def load_task(path: str | Path, format: str = "auto", stem: str | None = None) -> Task:
     """Load a task from a dataset folder or file stem.
 
-    ``format`` is ``auto`` or a name in :data:`FORMATS`; ``stem`` picks one task in a folder
-    holding several (e.g. ``advisedby`` in UW-CSE's ``advisedby.b``/``ai.b`` folder).
+    ``format`` is ``auto`` or the name of a registered format (:data:`FORMATS`); ``stem``
+    picks one task in a folder holding several (e.g. ``advisedby`` in UW-CSE's
+    ``advisedby.b``/``ai.b`` folder).
     """
-    _ensure_builtin_formats()
     p = Path(path)
+    chosen = None if format == "auto" else get_format(format)
     if not p.exists() and not _stem_exists(p):
         raise DataError(f"{p}: no such file or directory")
-    if format != "auto":
-        if format not in FORMATS:
-            raise FormatError(
-                f"unknown format {format!r}; known formats: auto, " + ", ".join(sorted(FORMATS))
-            )
-        return FORMATS[format].load(p, stem=stem)
+    if chosen is not None:
+        return chosen.load(p, stem=stem)
     found = detect_formats(p)
     if not found:
         raise FormatError(_nothing_found(p))

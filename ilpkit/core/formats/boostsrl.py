@@ -75,6 +75,7 @@ from ilpkit.core.errors import (
     PrologSyntaxError,
     SourceLocation,
 )
+from ilpkit.core.formats.prolog_source import check_not_system
 from ilpkit.core.formats.writer import safe_stem, write_lines
 from ilpkit.core.reader import PrologReader, ReadTerm
 from ilpkit.core.task import NEG, POS, ExampleBuilder, Program, SourcedTerm, Task
@@ -133,7 +134,9 @@ def _keyword(word: str) -> str | None:
 # Lexical layer: comments, quotes, statements
 # --------------------------------------------------------------------------------------------
 
-_ATOM_OR_NUMBER: Final = r"\s*(?:[a-z]\w*|-?\d+(?:\.\d+)?(?![\w.]))\s*"
+# Numbers the fast path may convert: integers up to Python's 4,300 digits, floats with at
+# most 300 integer digits (finite); longer ones go to the reader, which reports them.
+_ATOM_OR_NUMBER: Final = r"\s*(?:[a-z]\w*|-?(?:\d{1,300}(?:\.\d+)?|\d{301,4300})(?![\w.]))\s*"
 _SIMPLE_FACT: Final = re.compile(
     rf"\s*([a-z]\w*)\(((?:{_ATOM_OR_NUMBER},)*{_ATOM_OR_NUMBER})\)\s*\.\s*"
 )
@@ -855,6 +858,7 @@ class _Loader:
     def _check_callable(term: Term, loc: SourceLocation) -> None:
         if not (type(term) is Struct or (type(term) is Const and isinstance(term.value, str))):
             raise DataError(f"{loc}: expected a fact such as p(a, b), got {to_prolog(term)}")
+        check_not_system(term, loc)
 
     def _directive(self, term: Struct, loc: SourceLocation) -> None:
         goal = term.args[0]

@@ -16,6 +16,7 @@ from typing import Final, Literal
 from ilpkit.core.bias import Bias, parse_mode
 from ilpkit.core.errors import DataError, IlpkitError, PrologSyntaxError, SourceLocation
 from ilpkit.core.reader import PrologReader
+from ilpkit.core.system_predicates import SYSTEM_PREDICATES
 from ilpkit.core.task import (
     NEG,
     POS,
@@ -25,7 +26,7 @@ from ilpkit.core.task import (
     SourcedTerm,
     Task,
 )
-from ilpkit.core.terms import Clause, Const, Struct, Term, is_ground, list_items, to_prolog
+from ilpkit.core.terms import Clause, Const, Struct, Term, Var, is_ground, list_items, to_prolog
 
 Role = Literal["background", "pos", "neg", "unlabeled", "labelled", "bias"]
 """What the clauses of a file are: background, examples of one label, ``pos(X)``/``neg(X)``
@@ -54,6 +55,33 @@ _LIBRARY_LOADERS: Final = frozenset(
     {"use_module", "ensure_loaded", "consult", "include", "load_files", "reconsult"}
 )
 _NOT_FACTS: Final = frozenset({":-", "?-"})
+
+
+_SYSTEM_NAMES: Final = frozenset(name for name, _ in SYSTEM_PREDICATES)
+"""Names of system built-ins: facts with these names leave the fast path to be checked."""
+
+
+def check_not_system(head: Term, loc: SourceLocation) -> None:
+    """Refuse a clause or fact defining a system built-in (``succ/2``, ``length/2``, ...).
+
+    Engines disagree on such a definition (SWI-Prolog refuses to modify a system predicate,
+    a module-scoped load may accept it, the native engine keeps the built-in), so ilpkit
+    refuses it at load, the same on every backend (docs/formats.md, "Built-ins")."""
+    if type(head) is Struct:
+        key = (head.name, len(head.args))
+    elif type(head) is Const and isinstance(head.value, str):
+        key = (head.value, 0)
+    else:
+        return
+    if key in SYSTEM_PREDICATES:
+        name = to_prolog(Const(key[0]), 0)
+        raise DataError(
+            f"{loc}: this clause defines {name}/{key[1]}, a built-in predicate that a program "
+            "cannot redefine (engines would disagree on which definition runs); rename the "
+            "predicate"
+        )
+
+
 """Functors of terms that are directives or rules, never facts."""
 
 _SECTION_MARKERS: Final = {
@@ -109,6 +137,7 @@ class SourceLoader:
                 if (
                     type(term) is Struct
                     and term.name not in _NOT_FACTS
+                    and term.name not in _SYSTEM_NAMES
                     and (section or role) == "background"
                     and not skipping
                     and not (in_section and self.skip_sections)
@@ -164,13 +193,14 @@ class SourceLoader:
                     f"{loc}: {to_prolog(clause.head)} cannot be the head of a clause "
                     "(expected an atom or a compound term)"
                 )
+            check_not_system(clause.head, loc)
             self.program.add_clause(clause, loc)
         elif role == "pos":
-            self.examples.add(term, POS, fold=fold, location=loc)
+            self.examples.add(_example(term, loc), POS, fold=fold, location=loc)
         elif role == "neg":
-            self.examples.add(term, NEG, fold=fold, location=loc)
+            self.examples.add(_example(term, loc), NEG, fold=fold, location=loc)
         elif role == "unlabeled":
-            self.examples.add(term, UNLABELED, fold=fold, location=loc)
+            self.examples.add(_example(term, loc), UNLABELED, fold=fold, location=loc)
         elif role == "labelled":
             self.labelled_example(term, loc, fold)
         else:  # bias
@@ -181,7 +211,8 @@ class SourceLoader:
         """``pos(Atom)``, ``neg(Atom)`` (ilp-experiments / Popper ``exs.pl``)."""
         labels = {"pos": POS, "neg": NEG, "unlabeled": UNLABELED}
         if type(term) is Struct and len(term.args) == 1 and term.name in labels:
-            self.examples.add(term.args[0], labels[term.name], fold=fold, location=loc)
+            atom = _example(term.args[0], loc)
+            self.examples.add(atom, labels[term.name], fold=fold, location=loc)
             return
         raise DataError(f"{loc}: expected an example pos(Atom) or neg(Atom), got {to_prolog(term)}")
 
@@ -328,3 +359,21 @@ def _indicators(term: Term) -> list[tuple[str, int]]:
             except IlpkitError:
                 continue
     return out
+
+
+def _example(term: Term, loc: SourceLocation) -> Term:
+    """``term`` when it can be an example (an atom or a compound term, as a goal must be);
+    numbers, strings and ``[]`` cannot, whatever the file says."""
+    if type(term) is Struct or (
+        type(term) is Const and isinstance(term.value, str) and term.value != "[]"
+    ):
+        return term
+    if type(term) is Var:
+        what = "a variable"
+    elif type(term) is Const and isinstance(term.value, (int, float)):
+        what = "a number"
+    else:
+        what = "not an atom or a compound term"
+    raise DataError(
+        f"{loc}: example {to_prolog(term)} is {what}; an example is a goal such as p(a, b)"
+    )

@@ -4,17 +4,22 @@ Give ``address`` to use a running scheduler (``tcp://host:8786``); without it a
 ``LocalCluster`` of worker processes is started on the loopback interface and stopped on
 ``close()``. Units are submitted as impure tasks (each runs exactly once), and results are
 gathered in the order of the units. Needs ``pip install 'ilpkit[dask]'``.
+
+``close()`` with units still running (after Ctrl-C or an error) cancels them and stops the
+local cluster without dask's warnings about the cancelled tasks; a task whose workers kept
+dying (dask's ``KilledWorker``) is a :class:`~ilpkit.core.executor.WorkerLost` error.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ilpkit.core.errors import BackendUnavailable
-from ilpkit.core.executor import ExecutorBase
+from ilpkit.core.executor import ExecutorBase, WorkerLost
 from ilpkit.core.plugins import PluginSpec
 
 U = TypeVar("U")
@@ -59,28 +64,42 @@ class DaskExecutor(ExecutorBase):
             self._client: Any = client_type(self._cluster)
         else:
             self._client = client_type(self.options.address)
+        self._killed_worker: type[BaseException] = distributed.KilledWorker
+        self._futures: list[Any] = []
         self._closed = False
 
     def map(self, fn: Callable[[U], R], units: Iterable[U]) -> Iterator[R]:
         self._check_open()
         futures = self._client.map(fn, list(units), pure=False)
+        # done futures would keep their results on the cluster
+        self._futures = [f for f in self._futures if not f.done()] + futures
         return self._results(futures)
 
     def _results(self, futures: list[Any]) -> Iterator[R]:
         try:
             for future in futures:
-                result: R = future.result()
+                try:
+                    result: R = future.result()
+                except self._killed_worker as exc:
+                    raise WorkerLost(f"dask workers kept dying running a unit: {exc}") from None
                 yield result
         finally:
             for future in futures:
                 future.cancel()
 
     def close(self) -> None:
-        if not self._closed:
-            self._closed = True
-            self._client.close()
-            if self._cluster is not None:
-                self._cluster.close()
+        if self._closed:
+            return
+        self._closed = True
+        if not all(f.done() for f in self._futures):
+            # stopped early: the cancelled tasks are expected, not worth dask's warnings
+            for name in ("distributed", "distributed.worker", "distributed.nanny"):
+                logging.getLogger(name).setLevel(logging.ERROR)
+        for future in self._futures:
+            future.cancel()
+        self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
 
 
 SPEC = PluginSpec(

@@ -37,6 +37,8 @@ class LocalOptions(BaseModel):
 class LocalExecutor(ExecutorBase):
     """Serial executor: ``map`` is a lazy, in-order ``map`` in the calling process."""
 
+    in_process = True
+
     def __init__(self, options: LocalOptions | None = None) -> None:
         self.options = options if options is not None else LocalOptions()
         self._closed = False

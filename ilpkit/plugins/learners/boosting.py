@@ -10,8 +10,8 @@ classes at total 1 and r = sum_pos w h - sum_neg w h, with clause weak learners.
 
 The weak learner is always greedy hill climbing (the ``hillclimb`` search) on the objective
 the variant fixes: the papers define the weak learner that way, and Path needs the climbed
-path. ``--search`` and ``--scorer`` are therefore not used by these learners; their
-``default_search``/``default_scorer`` say what runs, so ``ilpkit cv`` records that.
+path. The learners declare (``capabilities``) that they take no search or scorer: the
+framework records hillclimb and aurpc/auroc and refuses any other ``--search``/``--scorer``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ilpkit.core.coverage import Coverage, Weighting
 from ilpkit.core.errors import DataError
-from ilpkit.core.learner import LearnContext, subset_weighting
+from ilpkit.core.learner import LearnContext, LearnerCapabilities, subset_weighting
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.search import SearchContext
 from ilpkit.core.task import NEG, POS, Task
@@ -195,8 +195,14 @@ class _Booster:
 
 class PRankBoost(_Booster):
     name = "prankboost"
-    default_search = "hillclimb"  # what the weak learner runs, recorded by `ilpkit cv`
-    default_scorer = "aurpc"
+    # the weak learner always hill climbs on weighted AURPC (recorded by `ilpkit cv`)
+    capabilities = LearnerCapabilities(
+        takes_search=False,
+        takes_scorer=False,
+        default_search="hillclimb",
+        default_scorer="aurpc",
+        quick_options={"rounds": 3},
+    )
     options: PRankBoostOptions
 
     def __init__(self, options: PRankBoostOptions | None = None) -> None:
@@ -211,8 +217,13 @@ class PRankBoost(_Booster):
 
 class RankBoost(_Booster):
     name = "rankboost"
-    default_search = "hillclimb"
-    default_scorer = "auroc"
+    capabilities = LearnerCapabilities(
+        takes_search=False,
+        takes_scorer=False,
+        default_search="hillclimb",
+        default_scorer="auroc",
+        quick_options={"rounds": 3},
+    )
 
     def __init__(self, options: RankBoostOptions | None = None) -> None:
         super().__init__(options if options is not None else RankBoostOptions())

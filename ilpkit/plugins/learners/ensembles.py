@@ -22,7 +22,14 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
 from ilpkit.core.coverage import Coverage
-from ilpkit.core.learner import MODEL_FORMAT_VERSION, ClauseBackend, LearnContext, Rule
+from ilpkit.core.learner import (
+    MODEL_FORMAT_VERSION,
+    ClauseBackend,
+    LearnContext,
+    LearnerCapabilities,
+    Rule,
+    Shipped,
+)
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.task import Task
 from ilpkit.plugins.learners.theory import TheoryLearner, TheoryModel, TheoryOptions
@@ -49,15 +56,13 @@ class AlephEnsembleOptions(BaseModel):
 class MemberUnit:
     """One member theory as plain data, for executors that run it in another process."""
 
-    recipe: Any  # RunConfig
     options: AlephEnsembleOptions
     index: int
-    seed: int
     train: list[int]
 
 
 def member_seed(seed: int, index: int) -> int:
-    from ilpkit.core.experiment import derive_seed
+    from ilpkit.core.compose import derive_seed
 
     return derive_seed(seed, "aleph-ensemble", index)
 
@@ -77,10 +82,8 @@ def learn_member(
     return learner.fit(task, member_ctx)
 
 
-def run_member_unit(unit: MemberUnit) -> dict[str, Any]:
-    from ilpkit.core.experiment import worker_context
-
-    task, ctx = worker_context(unit.recipe, unit.seed)
+def run_member_unit(task: Task, ctx: LearnContext, unit: MemberUnit) -> dict[str, Any]:
+    """Learn one member theory in a worker (the framework rebuilt task and context there)."""
     ctx.train_ids = np.asarray(unit.train, dtype=np.int64)
     return learn_member(task, ctx, unit.options, unit.index).to_json()
 
@@ -172,7 +175,7 @@ class AlephEnsembleModel:
 
 class AlephEnsembleLearner:
     name = "aleph-ensemble"
-    has_members = True
+    capabilities = LearnerCapabilities(has_members=True, quick_options={"theories": 2})
     """Member theories are independent units that ``ctx.executor`` may run (cv.parallel)."""
 
     def __init__(self, options: AlephEnsembleOptions | None = None) -> None:
@@ -187,9 +190,9 @@ class AlephEnsembleLearner:
             "theories",
             self.options.theories,
             lambda k: learn_member(task, ctx, self.options, k),
-            (
+            Shipped(
                 run_member_unit,
-                lambda k: MemberUnit(ctx.recipe, self.options, k, ctx.seed, train),
+                lambda k: MemberUnit(self.options, k, train),
                 TheoryModel.from_json,
             ),
         )

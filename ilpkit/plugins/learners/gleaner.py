@@ -40,7 +40,9 @@ from ilpkit.core.learner import (
     MODEL_FORMAT_VERSION,
     ClauseBackend,
     LearnContext,
+    LearnerCapabilities,
     Rule,
+    Shipped,
     parse_clause,
     subset_weighting,
 )
@@ -194,19 +196,14 @@ def search_seed(
 class SeedUnit:
     """A seed's search as plain data, for executors that run it in another process."""
 
-    recipe: Any  # RunConfig
     options: GleanerOptions
     index: int
-    seed: int
     train: list[int]
     tune: list[int]
 
 
-def run_seed_unit(unit: SeedUnit) -> dict[str, Any]:
-    """Rebuild task and backend from the recipe (once per worker) and search one seed."""
-    from ilpkit.core.experiment import worker_context
-
-    task, ctx = worker_context(unit.recipe, unit.seed)
+def run_seed_unit(task: Task, ctx: LearnContext, unit: SeedUnit) -> dict[str, Any]:
+    """Search one seed in a worker (the framework rebuilt task and context there)."""
     train = np.asarray(unit.train, dtype=np.int64)
     tune = np.asarray(unit.tune, dtype=np.int64)
     return search_seed(task, ctx, unit.options, unit.index, train, tune).to_json()
@@ -514,10 +511,14 @@ def _all(backend: ClauseBackend, ids: npt.NDArray[np.int64] | None) -> npt.NDArr
 
 class GleanerLearner:
     name = "gleaner"
-    has_members = True
-    """Seeds/theories are independent units that ``ctx.executor`` may run (cv.parallel)."""
-    default_search = "rrr"
-    default_scorer = "pr"
+    capabilities = LearnerCapabilities(
+        default_search="rrr",
+        default_scorer="pr",
+        has_members=True,
+        uses_tune=True,
+        quick_options={"seeds": 2, "clauses_per_seed": 20},
+    )
+    """Seeds are independent members that ``ctx.executor`` may run (cv.parallel)."""
 
     def __init__(self, options: GleanerOptions | None = None) -> None:
         self.options = options if options is not None else GleanerOptions()
@@ -534,11 +535,9 @@ class GleanerLearner:
             "seeds",
             self.options.seeds,
             lambda k: search_seed(task, ctx, self.options, k, train, tune),
-            (
+            Shipped(
                 run_seed_unit,
-                lambda k: SeedUnit(
-                    ctx.recipe, self.options, k, ctx.seed, train.tolist(), tune.tolist()
-                ),
+                lambda k: SeedUnit(self.options, k, train.tolist(), tune.tolist()),
                 SeedResult.from_json,
             ),
         )

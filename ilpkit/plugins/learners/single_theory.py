@@ -30,7 +30,13 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
 from ilpkit.core.coverage import Coverage
-from ilpkit.core.learner import MODEL_FORMAT_VERSION, ClauseBackend, LearnContext, Rule
+from ilpkit.core.learner import (
+    MODEL_FORMAT_VERSION,
+    ClauseBackend,
+    LearnContext,
+    LearnerCapabilities,
+    Rule,
+)
 from ilpkit.core.metrics import f1
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.task import NEG, POS, Task
@@ -189,6 +195,7 @@ class SingleTheoryModel:
 
 class SingleTheoryLearner:
     name = "single-theory"
+    capabilities = LearnerCapabilities(uses_tune=True)
 
     def __init__(self, options: SingleTheoryOptions | None = None) -> None:
         self.options = options if options is not None else SingleTheoryOptions()

@@ -25,6 +25,7 @@ from ilpkit.core.learner import (
     MODEL_FORMAT_VERSION,
     ClauseBackend,
     LearnContext,
+    LearnerCapabilities,
     Rule,
     matches,
     rule_stats,
@@ -52,6 +53,11 @@ class TheoryOptions(BaseModel):
         ge=1,
         description="Start no new search once this many clauses were evaluated (a budget "
         "for large data, where most seeds may yield no acceptable rule; None: no budget).",
+    )
+    unlabeled: Literal["ignore", "negative"] = Field(
+        default="ignore",
+        description="Unlabeled examples (PU data): ignored, or counted as negatives (the "
+        "random sample of the 'posonly' scorer; the 'unlabeled as negative' baseline).",
     )
 
 
@@ -134,6 +140,7 @@ class TheoryModel:
 
 class TheoryLearner:
     name = "theory"
+    capabilities = LearnerCapabilities()
 
     def __init__(self, options: TheoryOptions | None = None) -> None:
         self.options = options if options is not None else TheoryOptions()
@@ -142,6 +149,8 @@ class TheoryLearner:
         return TheoryModel.from_json(data)
 
     def fit(self, task: Task, ctx: LearnContext) -> TheoryModel:
+        if self.options.unlabeled == "negative":
+            task = unlabeled_as_negative(task)
         settings = ctx.settings
         train = ctx.train(task)
         labels = task.examples.labels
@@ -205,6 +214,17 @@ class TheoryLearner:
             info={"searches": searches, "seed": ctx.seed},
             found_after=found_after,
         )
+
+
+def unlabeled_as_negative(task: Task) -> Task:
+    """``task`` with its unlabeled examples labeled negative (a copy; the caller's is kept)."""
+    from dataclasses import replace
+
+    from ilpkit.core.task import UNLABELED, Examples
+
+    ex = task.examples
+    labels = np.where(ex.labels == UNLABELED, NEG, ex.labels).astype(np.int8)
+    return replace(task, examples=Examples(ex.atoms, labels, ex.weights, ex.folds, ex.locations))
 
 
 def _allow_empty(best: Evaluated) -> bool:

@@ -10,9 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from ilpkit.core.plugins import PluginSpec
-from ilpkit.plugins.scorers import aleph, foil, ranking, rates
+from ilpkit.plugins.scorers import aleph, foil, posonly, ranking, rates
 
-SPECS: list[PluginSpec[Any]] = [*aleph.SPECS, *rates.SPECS, *foil.SPECS, *ranking.SPECS]
+SPECS: list[PluginSpec[Any]] = [
+    *aleph.SPECS,
+    *rates.SPECS,
+    *foil.SPECS,
+    *ranking.SPECS,
+    *posonly.SPECS,
+]
 """Every built-in scorer's spec, registered by :mod:`ilpkit.plugins.builtin`."""
 
 __all__ = ["SPECS"]

@@ -1,8 +1,10 @@
-"""An example ilpkit plugin package: the ``gmean`` scorer.
+"""An example ilpkit plugin package: the ``gmean`` scorer and the ``csvex`` dataset format.
 
 gmean(clause) = sqrt(precision * recall), with a minimum number of covered positives below
 which a clause scores 0.  The whole plugin is the scorer class, its options model and the
-``ilpkit_register_plugins`` hook that returns their :class:`PluginSpec`.
+``ilpkit_register_plugins`` hook that returns their :class:`PluginSpec`. The same hook
+registers a dataset format (:mod:`ilpkit_gmean.csvex`): ``ilpkit data check DIR`` then
+detects it, and ``--format csvex`` chooses it.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ilpkit.core.coverage import Counts
-from ilpkit.core.plugins import PluginSpec, hookimpl
+from ilpkit.core.formats import DatasetFormat
+from ilpkit.core.plugins import NoOptions, PluginSpec, hookimpl
 from ilpkit.core.scoring import Scorer
 
 
@@ -50,5 +53,18 @@ def ilpkit_register_plugins() -> list[PluginSpec[Any]]:
             factory=GMeanScorer,
             options=GMeanOptions,
             doc="Geometric mean of precision and recall (example third-party plugin).",
-        )
+        ),
+        PluginSpec(
+            kind="format",
+            name="csvex",
+            factory=_csvex,
+            options=NoOptions,
+            doc="background.pl (Aleph) + examples.csv (example,label): example format plugin.",
+        ),
     ]
+
+
+def _csvex(options: NoOptions) -> DatasetFormat:
+    from ilpkit_gmean.csvex import FORMAT
+
+    return FORMAT

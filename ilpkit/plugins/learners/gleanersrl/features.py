@@ -57,7 +57,7 @@ class FeatureSpace:
 
     def booleans(self, backend: ClauseBackend, ids: npt.NDArray[np.int64]) -> Any:
         """The Boolean clause-coverage matrix of ``ids`` (rows) by ``clauses`` (columns)."""
-        return propositionalise(backend, self.clauses, ids, sparse="auto")  # type: ignore[arg-type]
+        return propositionalise(backend, self.clauses, ids, sparse="auto")
 
     def transform(self, backend: ClauseBackend, ids: npt.NDArray[np.int64]) -> Any:
         """The feature matrix of ``ids``: rows are examples."""

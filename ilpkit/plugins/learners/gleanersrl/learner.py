@@ -37,7 +37,7 @@ from pydantic import Field, model_validator
 
 from ilpkit.core.calibration import choose_floor, isotonic_fit, leave_one_out
 from ilpkit.core.errors import ConfigError
-from ilpkit.core.learner import LearnContext
+from ilpkit.core.learner import LearnContext, LearnerCapabilities
 from ilpkit.core.metrics import mean_cross_entropy
 from ilpkit.core.plugins import PluginSpec, get_plugin_manager
 from ilpkit.core.task import POS, Task
@@ -107,10 +107,14 @@ class GleanerSRLOptions(GleanerOptions):
 
 class GleanerSRLLearner:
     name = "gleanersrl"
-    has_members = True
-    """Stage 1's seeds are independent units that ``ctx.executor`` may run."""
-    default_search = "rrr"
-    default_scorer = "pr"
+    capabilities = LearnerCapabilities(
+        default_search="rrr",
+        default_scorer="pr",
+        has_members=True,
+        uses_tune=True,
+        quick_options={"seeds": 2, "clauses_per_seed": 20},
+    )
+    """Stage 1's seeds are independent members that ``ctx.executor`` may run."""
 
     def __init__(self, options: GleanerSRLOptions | None = None) -> None:
         self.options = options if options is not None else GleanerSRLOptions()

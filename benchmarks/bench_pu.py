@@ -1,0 +1,175 @@
+"""The PU experiment of ticer-pu-relational.txt (Figures 1 and 2) on the four tasks.
+
+For each task (``benchmarks/pu_tasks.py`` builds them), each label frequency c in
+{0.1, 0.3, 0.5, 0.7, 0.9} and ``--labelings`` PU labelings (5 in the paper), cross-validates
+four PU classifiers with ``ilpkit cv``'s PU labeling (train folds relabeled, test folds true):
+
+* ``ticer``:    TILDE, probabilities divided by TIcER's estimate of c;
+* ``true-c``:   TILDE, probabilities divided by the true c;
+* ``c=1``:      TILDE, unlabeled examples taken as negative, no adjustment;
+* ``posonly``:  Aleph-style covering (``theory``, topdown) with Muggleton's positive-only
+                score, unlabeled examples as the random sample, at least 2 positives a rule.
+
+It prints F1 (mean over folds and labelings) per task, c and classifier, TIcER's mean absolute
+error of c, and writes Figure 1 (F1 vs c) and Figure 2 (|c_hat - c| vs c) as PNGs.  Runs are
+kept under ``--root`` and reused when present (rerun to resume).
+
+    python benchmarks/pu_tasks.py
+    python benchmarks/bench_pu.py --root runs/pu-exp --labelings 5 --plots docs/img
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import ilpkit
+
+ROOT = Path(__file__).resolve().parents[1]
+TASKS = {"imdb": 5, "mutagenesis": 5, "uwcse": None, "webkb": None}
+"""Task -> stratified folds (None: the task's own grouped folds)."""
+FREQUENCIES = (0.1, 0.3, 0.5, 0.7, 0.9)
+CLASSIFIERS: dict[str, dict[str, Any]] = {
+    "ticer": {"learner": "tilde", "options": {"learner": {"c": "ticer"}}},
+    "true-c": {"learner": "tilde", "options": {"learner": {"c": "true"}}},
+    "c=1": {"learner": "tilde", "options": {"learner": {"c": 1.0}}},
+    "posonly": {
+        "learner": "theory",
+        "search": "topdown",
+        "scorer": "posonly",
+        "options": {"learner": {"unlabeled": "negative", "max_rules": 10}},
+        "settings": {"noise": 1_000_000, "minpos": 2, "minacc": 0.0, "nodes": 1000},
+    },
+}
+
+
+def run_one(
+    data: Path, out: Path, task: str, c: float, labelings: int, how: dict[str, Any]
+) -> dict[str, Any]:
+    if not (out / "results.json").exists():
+        ilpkit.cv(
+            data / task,
+            out=out,
+            learner=how["learner"],
+            search=how.get("search", "topdown"),
+            scorer=how.get("scorer", "laplace"),
+            folds=TASKS[task],
+            pu_label_frequency=c,
+            pu_labelings=labelings,
+            settings=how.get("settings"),
+            options=how.get("options"),
+            resume=out.exists(),
+        )
+    results: dict[str, Any] = json.loads((out / "results.json").read_text())
+    return results
+
+
+def c_estimates(out: Path) -> list[float]:
+    return [float(json.loads(p.read_text())["c"]) for p in sorted((out / "models").glob("*.json"))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=ROOT / "runs" / "pu-data")
+    parser.add_argument("--root", type=Path, default=ROOT / "runs" / "pu-exp")
+    parser.add_argument("--labelings", type=int, default=5)
+    parser.add_argument("--tasks", default=",".join(TASKS))
+    parser.add_argument("--plots", type=Path, default=None, help="Folder for the two PNGs.")
+    args = parser.parse_args()
+    tasks = args.tasks.split(",")
+    f1: dict[tuple[str, float, str], tuple[float, float]] = {}
+    err: dict[tuple[str, float], tuple[float, float]] = {}
+    seconds: dict[str, float] = {}
+    for task in tasks:
+        started = time.process_time()
+        for c in FREQUENCIES:
+            for name, how in CLASSIFIERS.items():
+                out = args.root / task / f"c{c}" / name
+                results = run_one(args.data, out, task, c, args.labelings, how)
+                values = [u["metrics"]["f1"] for u in results["units"]]
+                f1[(task, c, name)] = (float(np.mean(values)), float(np.std(values)))
+                if name == "ticer":
+                    errors = [abs(x - c) for x in c_estimates(out)]
+                    err[(task, c)] = (float(np.mean(errors)), float(np.std(errors)))
+            print(f"{task} c={c} done", flush=True)
+        seconds[task] = time.process_time() - started
+    print_tables(tasks, f1, err, seconds)
+    if args.plots is not None:
+        plot(tasks, f1, err, args.plots)
+
+
+def print_tables(
+    tasks: list[str],
+    f1: dict[tuple[str, float, str], tuple[float, float]],
+    err: dict[tuple[str, float], tuple[float, float]],
+    seconds: dict[str, float],
+) -> None:
+    print("\nF1 (mean ± sd over folds x labelings)\n")
+    print("| task | c | " + " | ".join(CLASSIFIERS) + " |")
+    print("|---|---|" + "---|" * len(CLASSIFIERS))
+    for task in tasks:
+        for c in FREQUENCIES:
+            cells = [f"{f1[(task, c, n)][0]:.3f} ± {f1[(task, c, n)][1]:.3f}" for n in CLASSIFIERS]
+            print(f"| {task} | {c} | " + " | ".join(cells) + " |")
+    print("\nTIcER: mean absolute error of c (± sd over folds x labelings)\n")
+    print("| task | " + " | ".join(f"c={c}" for c in FREQUENCIES) + " | mean | CPU s (all runs) |")
+    print("|---|" + "---|" * (len(FREQUENCIES) + 2))
+    for task in tasks:
+        cells = [f"{err[(task, c)][0]:.3f} ± {err[(task, c)][1]:.3f}" for c in FREQUENCIES]
+        mean = np.mean([err[(task, c)][0] for c in FREQUENCIES])
+        print(f"| {task} | " + " | ".join(cells) + f" | {mean:.3f} | {seconds[task]:.0f} |")
+
+
+def plot(
+    tasks: list[str],
+    f1: dict[tuple[str, float, str], tuple[float, float]],
+    err: dict[tuple[str, float], tuple[float, float]],
+    folder: Path,
+) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    folder.mkdir(parents=True, exist_ok=True)
+    fig, axes = plt.subplots(1, len(tasks), figsize=(3.6 * len(tasks), 3.2), sharey=True)
+    for ax, task in zip(np.atleast_1d(axes), tasks, strict=True):
+        for name in CLASSIFIERS:
+            ys = [f1[(task, c, name)][0] for c in FREQUENCIES]
+            ax.plot(FREQUENCIES, ys, marker="o", label=name)
+        ax.set_title(task)
+        ax.set_xlabel("label frequency c")
+        ax.set_xticks(FREQUENCIES)
+        ax.grid(alpha=0.3)
+    np.atleast_1d(axes)[0].set_ylabel("F1")
+    np.atleast_1d(axes)[-1].legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(folder / "pu-f1.png", dpi=120)
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(5, 3.4))
+    for task in tasks:
+        ax.errorbar(
+            FREQUENCIES,
+            [err[(task, c)][0] for c in FREQUENCIES],
+            yerr=[err[(task, c)][1] for c in FREQUENCIES],
+            marker="o",
+            capsize=3,
+            label=task,
+        )
+    ax.set_xlabel("label frequency c")
+    ax.set_ylabel("|TIcER estimate - c|")
+    ax.set_xticks(FREQUENCIES)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(folder / "pu-c-error.png", dpi=120)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,456 @@
+"""Composing a run: the one place where a user's choices become a running learner.
+
+Every entry point -- the CLI (``ilpkit learn``/``cv``/``run``), the Python API
+(:mod:`ilpkit.api`), TOML run files and :class:`~ilpkit.estimator.ILPEstimator` -- goes
+through these functions, so the same choices give the same run everywhere:
+
+* :func:`resolve` fills the search and scorer left ``"auto"`` (the default) with what the
+  learner's method prescribes (:class:`~ilpkit.core.learner.LearnerCapabilities`), else with
+  what the data's Aleph ``search``/``evalfn`` settings say, and refuses a search or scorer the
+  learner cannot take;
+* :func:`open_task` reads the dataset once and applies the settings overrides;
+* :func:`open_backend`, :func:`make_learner` and :func:`make_context` build the engine, the
+  learner and its :class:`~ilpkit.core.learner.LearnContext` (with the worker recipe when
+  members run on an executor);
+* :func:`worker_context` rebuilds task, backend and context in a worker process.
+
+Plugins are found by name through the plugin manager: this module imports none.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final, TypeVar, cast
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import BaseModel, ConfigDict, Field
+
+from ilpkit.core.bias import Settings
+from ilpkit.core.config import AUTO, RUN_KINDS, PluginChoice, RunConfig, resolve_plugins
+from ilpkit.core.errors import BiasError, ConfigError
+from ilpkit.core.learner import LearnContext, LearnerCapabilities, capabilities_of
+from ilpkit.core.plugins import PluginKind, PluginManager, get_plugin_manager
+from ilpkit.core.search import Observer
+from ilpkit.core.task import Task
+
+__all__ = [
+    "AUTO",
+    "EVALFN_SCORERS",
+    "SEARCH_PLUGINS",
+    "Choices",
+    "data_default",
+    "derive_seed",
+    "learner_capabilities",
+    "make_context",
+    "make_learner",
+    "open_backend",
+    "open_named_backend",
+    "open_task",
+    "resolve",
+    "run_config",
+    "with_settings",
+    "worker_context",
+]
+
+EVALFN_SCORERS: Final[Mapping[str, str]] = {
+    "coverage": "coverage",
+    "compression": "compression",
+    "laplace": "laplace",
+    "mestimate": "mestimate",
+    "auto_m": "mestimate",
+    "accuracy": "precision",  # Aleph's "accuracy" is P/(P+N) of the clause: precision
+    "precision": "precision",
+    "recall": "recall",
+    "f": "f1",
+    "wracc": "wracc",
+}
+"""Aleph's ``evalfn`` setting -> ilpkit's scorer, used when no scorer is named."""
+
+SEARCH_PLUGINS: Final[Mapping[str, str]] = {
+    "bf": "bf",
+    "heuristic": "topdown",
+    "rls": "rrr",
+    "ar": "topdown",
+}
+"""Aleph's ``search`` setting -> ilpkit's search, used when no search is named."""
+
+_SETTING: Final[Mapping[str, tuple[str, Mapping[str, str]]]] = {
+    "search": ("search", SEARCH_PLUGINS),
+    "scorer": ("evalfn", EVALFN_SCORERS),
+}
+
+
+def _choice(kind: str) -> Any:
+    return Field(
+        default_factory=lambda: PluginChoice(name=AUTO if kind in _SETTING else _DEFAULTS[kind]),
+        description=f"The {kind} plugin and its options.",
+    )
+
+
+_DEFAULTS: Final[Mapping[str, str]] = {
+    "backend": "native",
+    "learner": "theory",
+    "executor": "local",
+}
+
+
+class Choices(BaseModel):
+    """A run's plugins, seed and settings without the data (the estimator's choices; a
+    :class:`~ilpkit.core.config.RunConfig` holds the same fields plus data and folds)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    backend: PluginChoice = _choice("backend")
+    search: PluginChoice = _choice("search")
+    scorer: PluginChoice = _choice("scorer")
+    learner: PluginChoice = _choice("learner")
+    executor: PluginChoice = _choice("executor")
+    seed: int = Field(default=0, description="Seed of every random choice.")
+    settings: dict[str, Any] = Field(
+        default_factory=dict, description="Aleph settings overriding the data's own."
+    )
+
+    def plugin(self, kind: PluginKind) -> PluginChoice:
+        choice = getattr(self, kind)
+        assert isinstance(choice, PluginChoice)
+        return choice
+
+
+C = TypeVar("C", bound=RunConfig | Choices)
+
+
+# --------------------------------------------------------------------------------------------
+# Choices from keyword arguments (API, CLI)
+# --------------------------------------------------------------------------------------------
+
+
+def plugin_sections(
+    *,
+    learner: str,
+    search: str | None,
+    scorer: str | None,
+    backend: str,
+    executor: str,
+    options: Mapping[str, Mapping[str, Any]] | None,
+    trust_data: bool = False,
+    where: str = "options",
+) -> dict[str, dict[str, Any]]:
+    """The plugin sections of a run (``{"learner": {"name": ..., "options": ...}, ...}``);
+    ``None`` for search or scorer means ``auto``; ``trust_data`` sets the backend's."""
+    opts = dict(options or {})
+    unknown = set(opts) - set(RUN_KINDS)
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown plugin kinds {sorted(unknown)} (kinds: {', '.join(RUN_KINDS)})"
+        )
+    names = {
+        "learner": learner,
+        "search": search or AUTO,
+        "scorer": scorer or AUTO,
+        "backend": backend,
+        "executor": executor,
+    }
+    out: dict[str, dict[str, Any]] = {
+        kind: {"name": names[kind], "options": dict(opts.get(kind, {}))} for kind in RUN_KINDS
+    }
+    if trust_data:
+        out["backend"]["options"]["trust_data"] = True
+    return out
+
+
+def run_config(
+    data: str | Any,
+    *,
+    learner: str = "theory",
+    search: str | None = None,
+    scorer: str | None = None,
+    backend: str = "native",
+    executor: str = "local",
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+    settings: Mapping[str, Any] | None = None,
+    seed: int = 0,
+    data_format: str = "auto",
+    stem: str | None = None,
+    trust_data: bool = False,
+    cv: Mapping[str, Any] | None = None,
+    where: str = "options",
+) -> RunConfig:
+    """A checked :class:`RunConfig` from keyword choices (what the API and CLI take)."""
+    from ilpkit.core.config import apply_overrides
+
+    raw: dict[str, Any] = {
+        "data": {"path": str(data), "format": data_format, "stem": stem},
+        **plugin_sections(
+            learner=learner,
+            search=search,
+            scorer=scorer,
+            backend=backend,
+            executor=executor,
+            options=options,
+            trust_data=trust_data,
+            where=where,
+        ),
+        "seed": seed,
+        "settings": dict(settings or {}),
+    }
+    if cv is not None:
+        raw["cv"] = dict(cv)
+    return apply_overrides(raw, [], where=where)
+
+
+# --------------------------------------------------------------------------------------------
+# Resolving defaults and refusing what a learner cannot take
+# --------------------------------------------------------------------------------------------
+
+
+def learner_capabilities(
+    name: str,
+    options: Mapping[str, Any] | BaseModel | None = None,
+    manager: PluginManager | None = None,
+) -> LearnerCapabilities:
+    """What learner ``name`` declares it takes and offers."""
+    manager = manager or get_plugin_manager()
+    factory = manager.get("learner", name).factory
+    if isinstance(factory, type):
+        return capabilities_of(factory)
+    return capabilities_of(manager.make("learner", name, options))
+
+
+def data_default(kind: str, task: Task) -> str:
+    """The search or scorer the data's Aleph settings ask for (``search``, ``evalfn``)."""
+    setting, table = _SETTING[kind]
+    value = str(task.bias.settings[setting])
+    if value not in table:
+        raise ConfigError(
+            f"the data sets {setting}={value}, which ilpkit has no {kind} for; pass --{kind} NAME"
+        )
+    return table[value]
+
+
+def resolve(
+    config: C,
+    task: Task | None = None,
+    *,
+    manager: PluginManager | None = None,
+    where: str = "options",
+) -> C:
+    """``config`` with every plugin named and every plugin's options checked.
+
+    A search or scorer left ``auto`` becomes the learner's prescribed one, else the data's
+    (``task``'s settings; needed only then). A learner that declares ``takes_search=False``
+    (``takes_scorer=False``) refuses any other search (scorer) than its own, and options for
+    it, with a :class:`ConfigError` naming the choice.
+    """
+    manager = manager or get_plugin_manager()
+    resolve_plugins(config, manager, where=where)
+    learner = config.learner
+    caps = learner_capabilities(learner.name, learner.options, manager)
+    update: dict[str, PluginChoice] = {}
+    for kind, prescribed, takes in (
+        ("search", caps.default_search, caps.takes_search),
+        ("scorer", caps.default_scorer, caps.takes_scorer),
+    ):
+        kind_: PluginKind = "search" if kind == "search" else "scorer"
+        choice = config.plugin(kind_)
+        if not takes and choice.name not in (AUTO, prescribed):
+            own = f"its own {kind} ({prescribed})" if prescribed else f"no {kind}"
+            raise ConfigError(
+                f"{where}: learner {learner.name!r} runs {own} and cannot take "
+                f"{kind} {choice.name!r}; leave the {kind} unset"
+            )
+        if not takes and choice.options:
+            raise ConfigError(
+                f"{where}: learner {learner.name!r} runs its own {kind} and takes no "
+                f"{kind} options (got {', '.join(sorted(choice.options))})"
+            )
+        if choice.name != AUTO:
+            continue
+        if prescribed is not None:
+            name = prescribed
+        elif task is not None:
+            name = data_default(kind, task)
+        else:
+            raise ConfigError(
+                f"{where}: {kind} is auto and learner {learner.name!r} prescribes none; "
+                f"name a {kind} (the data's settings decide only when the data is read)"
+            )
+        try:
+            manager.validate_options(kind_, name, choice.options)
+        except ConfigError as err:
+            lines = [f"{where}: {kind}.options: {line}" for line in str(err).splitlines()]
+            raise ConfigError("\n".join(lines)) from None
+        update[kind] = PluginChoice(name=name, options=dict(choice.options))
+    if not update:
+        return config
+    return cast(C, config.model_copy(update=update))
+
+
+# --------------------------------------------------------------------------------------------
+# Building the parts
+# --------------------------------------------------------------------------------------------
+
+
+def with_settings(task: Task, settings: Mapping[str, Any], *, where: str = "settings") -> Task:
+    """``task`` with Aleph ``settings`` overrides, as a new task sharing everything else
+    (the caller's task is not changed)."""
+    if not settings:
+        return task
+    from dataclasses import replace
+
+    own = Settings()
+    old = task.bias.settings
+    own.explicit = dict(old.explicit)
+    own.unknown = dict(old.unknown)
+    own.locations = dict(old.locations)
+    for key, value in settings.items():
+        try:
+            own.set_value(key, value)
+        except BiasError as exc:
+            raise ConfigError(f"{where}.{key}={value!r}: {exc}") from None
+    return replace(task, bias=replace(task.bias, settings=own))
+
+
+def open_task(config: RunConfig) -> Task:
+    """The config's dataset, read once, with its Aleph settings overrides applied."""
+    from ilpkit.core.formats import load_task
+    from ilpkit.datasets import resolve_data_path
+
+    task = load_task(
+        resolve_data_path(str(config.data.path)),
+        format=str(config.data.format),
+        stem=config.data.stem,
+    )
+    for key, value in config.settings.items():
+        try:
+            task.bias.settings.set_value(key, value)
+        except BiasError as exc:
+            raise ConfigError(f"settings.{key}={value!r}: {exc}") from None
+    return task
+
+
+def open_backend(
+    config: RunConfig | Choices, task: Task, manager: PluginManager | None = None
+) -> Any:
+    """The config's backend with ``task`` loaded."""
+    manager = manager or get_plugin_manager()
+    backend = manager.make("backend", config.backend.name, dict(config.backend.options))
+    backend.load(task)
+    return backend
+
+
+def open_named_backend(
+    name: str,
+    options: Mapping[str, Any] | None,
+    task: Task,
+    *,
+    trust_data: bool = False,
+    manager: PluginManager | None = None,
+) -> Any:
+    """Backend ``name`` with ``options`` (and ``trust_data``) and ``task`` loaded: the
+    engine that scores a saved model on other data (``ilpkit predict``/``explain``)."""
+    manager = manager or get_plugin_manager()
+    opts = {**dict(options or {}), **({"trust_data": True} if trust_data else {})}
+    backend = manager.make("backend", name, opts)
+    backend.load(task)
+    return backend
+
+
+def make_learner(config: RunConfig | Choices, manager: PluginManager | None = None) -> Any:
+    """The config's learner (a :class:`~ilpkit.core.learner.Learner`)."""
+    manager = manager or get_plugin_manager()
+    return manager.make("learner", config.learner.name, dict(config.learner.options))
+
+
+def make_context(
+    config: RunConfig | Choices,
+    task: Task,
+    backend: Any,
+    *,
+    seed: int | None = None,
+    train_ids: npt.NDArray[np.int64] | None = None,
+    tune_ids: npt.NDArray[np.int64] | None = None,
+    executor: Any = None,
+    observers: Sequence[Observer] = (),
+    on_rule: Callable[[Any], None] | None = None,
+    on_progress: Callable[[int, int, str], None] | None = None,
+    manager: PluginManager | None = None,
+) -> LearnContext:
+    """The learner's context for a resolved config: search factory, scorer, seed, roles.
+
+    With ``executor`` (and a :class:`RunConfig`, the worker recipe) the learner's members
+    run there; otherwise one after another here.
+    """
+    manager = manager or get_plugin_manager()
+    search = config.search
+    if search.name == AUTO or config.scorer.name == AUTO:
+        raise ConfigError("internal: make_context needs a resolved config (call resolve)")
+    recipe = config if executor is not None and isinstance(config, RunConfig) else None
+    return LearnContext(
+        backend=backend,
+        make_search=lambda: manager.make("search", search.name, dict(search.options)),
+        scorer=manager.make("scorer", config.scorer.name, dict(config.scorer.options)),
+        settings=task.bias.settings,
+        seed=config.seed if seed is None else seed,
+        train_ids=train_ids,
+        tune_ids=tune_ids if tune_ids is not None and len(tune_ids) else None,
+        observers=list(observers),
+        on_rule=on_rule,
+        executor=executor if recipe is not None else None,
+        recipe=recipe,
+        on_progress=on_progress,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Workers
+# --------------------------------------------------------------------------------------------
+
+
+def derive_seed(*parts: object) -> int:
+    """A 31-bit seed determined by ``parts`` only (the same on every machine and worker)."""
+    return random.Random(repr(parts)).getrandbits(31)
+
+
+class WorkerCache:
+    """The task and backend of the configuration a worker ran last (one engine per task)."""
+
+    def __init__(self) -> None:
+        self.task_key: str | None = None
+        self.task: Task | None = None
+        self.backend_key: str | None = None
+        self.backend: Any = None
+
+    def get_task(self, config: RunConfig) -> Task:
+        key = config.data.model_dump_json() + repr(sorted(config.settings.items()))
+        if key != self.task_key or self.task is None:
+            self.close_backend()
+            self.task = open_task(config)
+            self.task_key = key
+        return self.task
+
+    def get_backend(self, config: RunConfig, task: Task) -> Any:
+        key = config.backend.model_dump_json()
+        if key != self.backend_key or self.backend is None:
+            self.close_backend()
+            self.backend = open_backend(config, task)
+            self.backend_key = key
+        return self.backend
+
+    def close_backend(self) -> None:
+        if self.backend is not None:
+            self.backend.close()
+        self.backend, self.backend_key = None, None
+
+
+WORKER_CACHE = WorkerCache()
+"""This process's cached task and backend (workers load an engine once per task)."""
+
+
+def worker_context(recipe: RunConfig, seed: int) -> tuple[Task, LearnContext]:
+    """Task and learning context rebuilt from a recipe in a worker process (cached per
+    process), for learners whose members (Gleaner seeds, ensemble theories) run elsewhere."""
+    task = WORKER_CACHE.get_task(recipe)
+    backend = WORKER_CACHE.get_backend(recipe, task)
+    return task, make_context(recipe, task, backend, seed=seed)
