@@ -9,7 +9,9 @@ Quirks this encodes (measured with SWI-Prolog 9.0, GNU Prolog 1.4.5 and YAP 8.0.
 
 * SWI-Prolog: ``call_with_inference_limit/3`` and ``call_with_time_limit/2``
   (``library(time)``, used module-qualified so nothing is imported into ``user``);
-  messages are SWI's own text (``translate_message//1``); double quotes read as strings.
+  double quotes read as strings.  Error texts are ilpkit's own (``ilpkit_message/2`` in
+  the server), never SWI's message translation, which runs ``format/2`` terms found in the
+  error (``~@`` calls a goal).
 * GNU Prolog: no inference or time limit (the backend stops a slow query by killing and
   restarting the engine); no ``not/1``, ``ignore/1``, ``intersection/3``, ``plus/3``,
   ``sumlist/2`` (defined here); ``dynamic/1`` is a directive only; ``write_canonical/1``
@@ -83,14 +85,6 @@ ilpkit_engine(swipl, Version) :-
 
 ilpkit_open_source(File, Stream) :-
     open(File, read, Stream, [encoding(utf8)]).
-
-ilpkit_message(E, Text) :-
-    catch(( '$messages':translate_message(E, Lines, []),
-            with_output_to(string(S), print_message_lines(current_output, '', Lines)),
-            split_string(S, "", "\n ", [Trimmed]),
-            atom_string(Text, Trimmed) ),
-          _,
-          format(atom(Text), '~q', [E])).
 
 ilpkit_call_time_limited(Goal, none) :- !,
     once(Goal).
@@ -182,9 +176,6 @@ ilpkit_setup :-
 ilpkit_open_source(File, Stream) :-
     open(File, read, Stream).
 
-ilpkit_message(E, Text) :-
-    format_to_atom(Text, '~q', [E]).
-
 % No limits inside GNU Prolog: the backend enforces the time limit from outside.
 ilpkit_call_time_limited(Goal, _) :-
     call(Goal), !.
@@ -267,9 +258,6 @@ ilpkit_setup :-
 
 ilpkit_open_source(File, Stream) :-
     open(File, read, Stream).
-
-ilpkit_message(E, Text) :-
-    format(atom(Text), '~q', [E]).
 
 ilpkit_call_time_limited(Goal, none) :- !,
     once(Goal).

@@ -107,6 +107,8 @@ REQUESTS: Final = r"""
 % or, on an error, e(Kind, Text, Culprit, Index): Culprit is the Name/Arity of an unknown
 % procedure, thrown for a term that is no error(_, _), else none; Index is the clause of a
 % batch, else -1.
+% Nothing escapes: a Prolog exception reaching the bridge would be turned into a message
+% by SWI-Prolog's message translation (see ilpkit_message/2 in the server for why not).
 ilpkit_swi_request(Text, Reply) :-
     (   catch(( term_string(Request, Text),
                 ilpkit_swi_handle(Request, Reply0) ),
@@ -154,12 +156,17 @@ ilpkit_swi_cover([c(Head, Body)|Clauses], I, Among, Secs, Steps, Parts, Error) :
     ).
 
 ilpkit_swi_error(E, Index, Reply) :-
-    ilpkit_swi_classify(E, Kind, Text, Culprit),
-    ilpkit_swi_canonical(e(Kind, Text, Culprit, Index), Reply).
+    catch(( ilpkit_swi_classify(E, Kind, Text, Culprit),
+            ilpkit_swi_canonical(e(Kind, Text, Culprit, Index), Reply0) ),
+          _, fail), !,
+    Reply = Reply0.
+ilpkit_swi_error(_, Index, Reply) :-
+    format(string(Reply), "e(error,'an error that ilpkit cannot write',none,~q)", [Index]).
 
 ilpkit_swi_classify(E, error, 'an unbound exception', none) :-
     var(E), !.
-ilpkit_swi_classify(ilpkit_limit(What), limit, Text, none) :- !,
+ilpkit_swi_classify(E, limit, Text, none) :-
+    E = ilpkit_limit(What), !,
     ilpkit_limit_text(What, Text).
 ilpkit_swi_classify(E, limit, Text, none) :-
     E = error(Formal, _), nonvar(Formal), Formal = resource_error(_), !,
