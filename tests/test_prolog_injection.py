@@ -371,3 +371,66 @@ def test_shell_anywhere_in_allowed_programs_runs_nothing(bodies: list[str], tmp_
             got = attack_on(engine, bodies, canary, check=check)
             assert got["load"] == "ok" or (check and "UnsafeProgramError" in got["load"]), got
             assert not canary.exists(), (engine, check, bodies)
+
+
+# --------------------------------------------------------------------------------------------
+# --trust-data: the directives run (and without it they are refused)
+# --------------------------------------------------------------------------------------------
+
+
+def write_directive_data(folder: Path, canary: Path) -> Path:
+    """An Aleph data set with two uninterpreted directives: one writes ``canary`` (its goals
+    share the stream variable), one asserts a fact the program's mode predicate reads."""
+    (folder / "t.b").write_text(
+        ":- modeh(1, target(+thing)).\n:- modeb(1, flag(-thing)).\n:- dynamic flag/1.\n"
+        f":- open('{canary}', write, S), write(S, ran), close(S).\n"
+        ":- assertz(flag(on)).\n"
+    )
+    (folder / "t.f").write_text("target(a).\n")
+    (folder / "t.n").write_text("target(b).\n")
+    return folder / "t"
+
+
+def load_directives(engine: str, data: str, trust: bool) -> dict[str, Any]:
+    """Load ``data`` on ``engine``; the load error, or the answers of ``flag(X)``."""
+    from ilpkit.core.formats import load_task
+
+    backend = make_backend(engine)
+    backend.options.trust_data = trust
+    try:
+        backend.load(load_task(Path(data)))
+    except Exception as exc:
+        return {"load": f"{type(exc).__name__}: {exc}"}
+    try:
+        return {"load": "ok", "flag": [str(a) for a in backend.answers(term("flag(X)"), None)]}
+    finally:
+        close = getattr(backend, "close", None)
+        if close is not None:
+            close()
+
+
+def test_trusted_directives_run_on_every_prolog_engine(engine: str, tmp_path: Path) -> None:
+    canary = tmp_path / "directive-ran"
+    data = str(write_directive_data(tmp_path, canary))
+
+    def on(trust: bool) -> dict[str, Any]:
+        if engine in BRIDGES:
+            got: dict[str, Any] = in_child(
+                engine, load_directives, engine=engine, data=data, trust=trust
+            )
+            return got
+        return load_directives(engine, data, trust)
+
+    refused = on(False)
+    assert refused["load"].startswith("UnsafeProgramError"), refused
+    assert "t.b:4:1: the directive :- open(" in refused["load"]
+    assert "t.b:5:1: the directive :- assertz(flag(on))" in refused["load"]
+    assert not canary.exists()
+    trusted = on(True)
+    assert trusted["load"] == "ok", trusted
+    if engine == "native":  # runs no directives (it logs a warning)
+        assert not canary.exists()
+        assert trusted["flag"] == []
+    else:
+        assert canary.read_text() == "ran"
+        assert trusted["flag"] == ["flag(on)"]
