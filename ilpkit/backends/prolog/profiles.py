@@ -35,6 +35,7 @@ Quirks this encodes (measured with SWI-Prolog 9.0, GNU Prolog 1.4.5 and YAP 8.0.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -67,6 +68,13 @@ class EngineProfile:
     """Restart the engine (between requests) once its resident memory exceeds this many MB:
     for engines that leak memory per request (YAP 8.0.2's ``read_term/3`` keeps about 7 KB
     of every term it reads).  Checked every :data:`RSS_CHECK_EVERY` requests, on Linux."""
+
+    max_char_code: int | None = None
+    """The engine holds text as bytes (GNU Prolog 1.4.5: atoms of codes 0-255, files read
+    byte by byte, so UTF-8 ``'ü'`` would become the two-character atom ``'Ã¼'``): ilpkit
+    then writes every non-ASCII character of the program and of each request as the ISO
+    escape ``\\xHH\\`` (the engine writes them back the same way), and refuses text with a
+    character above this code.  None: the engine reads UTF-8."""
 
     def command(self, executable: str, server: str) -> list[str]:
         goal = "ilpkit_serve, halt"
@@ -317,6 +325,7 @@ PROFILES: Final[dict[str, EngineProfile]] = {
         step_limit=False,
         strings=False,
         answer_double_quotes="codes",
+        max_char_code=0xFF,
     ),
     "yap": EngineProfile(
         name="yap",
@@ -330,6 +339,30 @@ PROFILES: Final[dict[str, EngineProfile]] = {
         restart_rss_mb=1024,
     ),
 }
+
+
+_NON_ASCII: Final = re.compile(r"[^\x00-\x7f]")
+
+
+def ascii_text(text: str) -> str:
+    """``text`` with every non-ASCII character written as the ISO escape ``\\xHH\\``.
+
+    Sound for ilpkit's Prolog text only: :func:`~ilpkit.core.terms.to_prolog` quotes every
+    atom holding a non-ASCII character, and strings are quoted, so such characters occur
+    only between quotes, where the escape means the same character."""
+    if text.isascii():
+        return text
+    return _NON_ASCII.sub(lambda m: f"\\x{ord(m.group(0)):x}\\", text)
+
+
+def beyond(text: str, limit: int) -> tuple[int, str] | None:
+    """The first character of ``text`` above code ``limit``, with its index; None if none."""
+    if text.isascii():
+        return None
+    for i, c in enumerate(text):
+        if ord(c) > limit:
+            return i, c
+    return None
 
 
 def server_source(engine: str) -> str:

@@ -44,6 +44,8 @@ from ilpkit.backends.prolog.profiles import (
     PROFILES,
     RSS_CHECK_EVERY,
     EngineProfile,
+    ascii_text,
+    beyond,
     server_source,
 )
 from ilpkit.core.coverage import Coverage
@@ -143,13 +145,33 @@ class SubprocessBackend(Backend):
         self.close()
         self._workdir = EngineProcess.new_workdir()
         weakref.finalize(self, shutil.rmtree, self._workdir, True)
-        (self._workdir / "program.pl").write_text(exported.text, encoding="utf-8")
+        (self._workdir / "program.pl").write_text(self._wire(exported.text, exported), "utf-8")
         (self._workdir / "ilpkit_server.pl").write_text(
             server_source(self.profile.name), encoding="utf-8"
         )
         self._exported = exported
         self._defined = {}
         self._start()
+
+    def _wire(self, text: str, exported: ExportedProgram | None = None) -> str:
+        """``text`` as the engine can read it: escaped to ASCII for an engine that reads
+        bytes (``EngineProfile.max_char_code``); a character it cannot hold is a
+        :class:`DataError` (located in the data for the program text)."""
+        limit = self.profile.max_char_code
+        if limit is None:
+            return text
+        found = beyond(text, limit)
+        if found is not None:
+            i, c = found
+            where = ""
+            if exported is not None:
+                where = exported.origin(text.count("\n", 0, i)) + ": "
+            raise DataError(
+                f"{where}the character {c!r} (U+{ord(c):04X}) is beyond what "
+                f"{self.profile.name} can hold (character codes up to {limit}); use the "
+                "swipl engine, or the swi or native backend"
+            )
+        return ascii_text(text)
 
     def _start(self) -> None:
         """Start the engine and load the program (also used to restart it)."""
@@ -311,7 +333,7 @@ class SubprocessBackend(Backend):
         _, wait, secs, steps = self._limits()
         limit = "inf" if max_answers is None else str(int(max_answers))
         what = f"goal: {to_prolog(goal)}"
-        engine.send(f"answers({to_prolog(goal, 999)},{limit},{secs},{steps}).\n")
+        engine.send(self._wire(f"answers({to_prolog(goal, 999)},{limit},{secs},{steps}).\n"))
         reply = self._parse(self._read(engine, wait, what))
         if type(reply) is Struct and reply.name == "a" and len(reply.args) == 1:
             items, _ = list_items(reply.args[0])
@@ -347,7 +369,8 @@ class SubprocessBackend(Backend):
                 c = clauses[i].canonical()
                 body = conjunction(c.body)
                 texts.append(to_prolog(Struct("c", (c.head, body)), 999))
-            engine.send(f"cover([{','.join(texts)}],{_intervals(among)},{secs},{steps}).\n")
+            request = f"cover([{','.join(texts)}],{_intervals(among)},{secs},{steps}).\n"
+            engine.send(self._wire(request))
             for i in send:
                 what = f"clause: {describe_clause(clauses[i])}"
                 line = self._read(engine, wait, what)
@@ -381,7 +404,7 @@ class SubprocessBackend(Backend):
 
     def _ask_defined(self, key: tuple[str, int]) -> bool:
         engine = self._running()
-        engine.send(f"defined({to_prolog(Const(key[0]), 999)},{key[1]}).\n")
+        engine.send(self._wire(f"defined({to_prolog(Const(key[0]), 999)},{key[1]}).\n"))
         reply = self._parse(self._read(engine, self.opts.startup_timeout, "defined/2"))
         return reply == Struct("d", (Const("true"),))
 
