@@ -137,6 +137,7 @@ class SubprocessBackend(Backend):
     # -- lifecycle ------------------------------------------------------------------------------
     def _load(self, task: Task) -> None:
         exported = export_program(task, trust_data=self.options.trust_data)
+        self._check_gaps(task)
         if exported.first_string is not None and not self.profile.strings:
             raise DataError(
                 f"{exported.first_string}: the data has double-quoted strings, which "
@@ -152,6 +153,45 @@ class SubprocessBackend(Backend):
         self._exported = exported
         self._defined = {}
         self._start()
+
+    def _check_gaps(self, task: Task) -> None:
+        """Refuse, with their locations, calls of allow-listed built-ins the engine lacks
+        (``EngineProfile.lacks``) and ``between(_, inf, _)`` on an engine whose between/3 is
+        bounded, rather than fail later with an existence or type error."""
+        profile = self.profile
+        if not profile.lacks and not profile.bounded_between:
+            return
+        own = set(task.program.predicates()) | task.program.dynamic
+        found: list[str] = []
+        for key, clauses in task.program.clauses.items():
+            for sc in clauses:
+                for goal in _body_goals(sc.clause.body):
+                    gkey = indicator(goal)
+                    if gkey in own:
+                        continue
+                    where = str(sc.location) if sc.location else f"a clause of {key[0]}/{key[1]}"
+                    if gkey in profile.lacks:
+                        found.append(
+                            f"{where}: {gkey[0]}/{gkey[1]} is not available on "
+                            f"{profile.name} ({profile.lacks_why})"
+                        )
+                    elif (
+                        profile.bounded_between
+                        and gkey == ("between", 3)
+                        and type(goal) is Struct
+                        and goal.args[1] in (Const("inf"), Const("infinite"))
+                    ):
+                        found.append(
+                            f"{where}: between/3 with the upper bound {to_prolog(goal.args[1])} "
+                            f"is not available on {profile.name} (its between/3 takes integers "
+                            "only)"
+                        )
+        if found:
+            shown = "\n".join(found[:20]) + ("\n..." if len(found) > 20 else "")
+            raise DataError(
+                f"{shown}\nuse the swipl engine, or the swi or native backend "
+                "(docs/backends.md lists what each engine lacks)"
+            )
 
     def _wire(self, text: str, exported: ExportedProgram | None = None) -> str:
         """``text`` as the engine can read it: escaped to ASCII for an engine that reads
@@ -450,6 +490,37 @@ def _wait_ready(engine: EngineProcess, timeout: float) -> str:
         if line.startswith("ilpkit_ready("):
             m = re.match(r"ilpkit_ready\([^,]*,'?([^')]*)'?\)\.", line)
             return m.group(1) if m else ""
+
+
+def _body_goals(body: Sequence[Term]) -> list[Term]:
+    """The callable goals of ``body`` and, recursively, of its control constructs and
+    meta-predicate goal arguments (``safety.META_ARGS``), closures completed when known."""
+    from ilpkit.core.safety import META_ARGS
+
+    out: list[Term] = []
+    stack = list(reversed(body))
+    while stack:
+        goal = stack.pop()
+        if not (type(goal) is Struct or (type(goal) is Const and isinstance(goal.value, str))):
+            continue
+        out.append(goal)
+        if type(goal) is Struct:
+            for i, add in META_ARGS.get((goal.name, len(goal.args)), ()):
+                if i < len(goal.args) and add == 0:
+                    stack.append(goal.args[i])
+                elif i < len(goal.args) and type(goal.args[i]) in (Struct, Const):
+                    stack.append(_closure(goal.args[i], add))
+    return out
+
+
+def _closure(term: Term, add: int) -> Term:
+    """``term`` with ``add`` more (fresh) arguments: the goal a meta-predicate calls."""
+    extra = tuple(Var(f"_C{i}") for i in range(add))
+    if type(term) is Struct:
+        return Struct(term.name, term.args + extra)
+    if type(term) is Const and isinstance(term.value, str):
+        return Struct(term.value, extra) if extra else term
+    return term
 
 
 def _intervals(among: Coverage | None) -> str:
