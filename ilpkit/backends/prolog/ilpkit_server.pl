@@ -8,6 +8,9 @@
         ilpkit_open_source(+File, -Stream)    open a program file (UTF-8)
         ilpkit_call_time_limited(:G, +Secs)   call G once; throw ilpkit_limit(time(Secs))
         ilpkit_call_step_limited(:G, +Steps)  call G once; throw ilpkit_limit(steps(Steps))
+        ilpkit_set_memory_limit(+MB)          bound the memory one query may take (none:
+                                              no bound), where the engine can; the query
+                                              then throws ilpkit_limit(memory(MB))
         ilpkit_defined(+Name, +Arity)         callable: defined, built-in or library
         ilpkit_declare_dynamic(+Name, +Arity) make an undefined predicate fail when called
         ilpkit_counter_set(+V), ilpkit_counter_get(-V)   one non-backtrackable global
@@ -312,6 +315,7 @@ ilpkit_context_text(_, '').
 %                                       failure one e(Kind, Text, Culprit) line and no more
 %   answers(Goal, Max, Secs, Steps)     a(Answers) | e(Kind, Text, Culprit)
 %   defined(Name, Arity)                d(true) | d(false)
+%   limits(MB)                          ok (MB: memory bound of one query, or none)
 %   ping                                pong
 % Clauses is a list of c(Head, Body); Kind is limit (ilpkit's limits, resource errors) or error; Culprit is the Name/Arity of
 % an unknown procedure, else none; Secs is none or a number.  Output of user code goes to
@@ -375,6 +379,9 @@ ilpkit_dispatch(defined(Name, Arity)) :- !,
     ->  ilpkit_reply(d(true))
     ;   ilpkit_reply(d(false))
     ).
+ilpkit_dispatch(limits(MB)) :- !,
+    ilpkit_set_memory_limit(MB),
+    ilpkit_reply(ok).
 ilpkit_dispatch(ping) :- !,
     ilpkit_reply(pong).
 ilpkit_dispatch(Request) :-
@@ -427,6 +434,8 @@ ilpkit_limit_text(time(Secs), Text) :- !,
     ilpkit_format_atom('time limit of ~q s exceeded', [Secs], Text).
 ilpkit_limit_text(steps(Steps), Text) :- !,
     ilpkit_format_atom('inference limit of ~q exceeded', [Steps], Text).
+ilpkit_limit_text(memory(MB), Text) :- !,
+    ilpkit_format_atom('memory limit of ~q MB exceeded', [MB], Text).
 ilpkit_limit_text(What, Text) :-
     ilpkit_format_atom('~q', [What], Text).
 

@@ -81,6 +81,9 @@ class EngineProfile:
     (``ilpkit_compat/2``): a program calling one is refused at load, with its location."""
     lacks_why: str = ""
     """Why (shown with the refusal)."""
+    address_space_limit: bool = False
+    """The backend may cap the engine's address space (``memory_limit_mb``): measured to
+    start and run under the cap (SWI-Prolog, GNU Prolog)."""
     bounded_between: bool = False
     """``between/3`` takes no ``inf`` upper bound (GNU Prolog raises a type error)."""
 
@@ -102,12 +105,80 @@ ilpkit_engine(swipl, Version) :-
 ilpkit_open_source(File, Stream) :-
     open(File, read, Stream, [encoding(utf8)]).
 
-ilpkit_call_time_limited(Goal, none) :- !,
-    once(Goal).
 ilpkit_call_time_limited(Goal, Secs) :-
-    %MODULE%catch(time:call_with_time_limit(Secs, %GOAL%),
+    %MODULE%ilpkit_call_memory_limited(ilpkit_call_within(%GOAL%, Secs)).
+
+ilpkit_call_within(Goal, none) :- !,
+    once(Goal).
+ilpkit_call_within(Goal, Secs) :-
+    catch(time:call_with_time_limit(Secs, Goal),
           time_limit_exceeded,
           throw(ilpkit_limit(time(Secs)))).
+
+% The memory bound: an alarm (library(time), as call_with_time_limit/2) looks at the
+% process's resident memory every 50 ms of the query and throws ilpkit_limit(memory(MB))
+% once it grew by more than MB since the query started.  It catches what SWI-Prolog's stack
+% limit does not: atoms (atom_concat/3 loops) and big-integer temporaries, which live outside
+% the stacks, and it needs no limit on the whole process (in process, the host's).  A runaway
+% is stopped at the first check past the bound: by then a doubling atom or integer may have
+% taken twice the bound.
+ilpkit_set_memory_limit(MB) :-
+    ilpkit_memory_key(Key),
+    nb_setval(Key, MB).
+
+% One bound per task module (several swi backends can share a process).
+ilpkit_memory_key(Key) :-
+    context_module(M),
+    atom_concat(ilpkit_memory_limit_, M, Key).
+
+ilpkit_call_memory_limited(Goal) :-
+    ilpkit_memory_key(Key),
+    (   catch(nb_getval(Key, MB), _, fail),
+        number(MB),
+        ilpkit_rss(R0),
+        R0 > 0
+    ->  Limit is R0 + MB * 1048576,
+        context_module(M),
+        catch(setup_call_cleanup(
+                  ilpkit_memory_watch(M, Limit, MB),
+                  once(Goal),
+                  ilpkit_memory_unwatch),
+              ilpkit_limit(memory(MB)),
+              ( garbage_collect, garbage_collect_atoms,
+                throw(ilpkit_limit(memory(MB))) ))
+    ;   once(Goal)
+    ).
+
+ilpkit_memory_watch(M, Limit, MB) :-
+    time:alarm(0.05, M:ilpkit_memory_tick(Limit, MB), Id, [remove(false)]),
+    nb_setval(ilpkit_memory_alarm, Id).
+
+ilpkit_memory_unwatch :-
+    nb_getval(ilpkit_memory_alarm, Id),
+    nb_setval(ilpkit_memory_alarm, none),
+    catch(time:remove_alarm(Id), _, true).
+
+ilpkit_memory_tick(Limit, MB) :-
+    ilpkit_rss(R),
+    (   R > Limit
+    ->  throw(ilpkit_limit(memory(MB)))
+    ;   nb_getval(ilpkit_memory_alarm, Id),
+        Id \== none
+    ->  time:uninstall_alarm(Id),
+        time:install_alarm(Id, 0.05)
+    ;   true
+    ).
+
+% Resident memory of this process in bytes (Linux /proc; 0 when unknown: no bound).
+ilpkit_rss(Bytes) :-
+    catch(( setup_call_cleanup(open('/proc/self/statm', read, S),
+                               read_line_to_codes(S, Codes),
+                               close(S)),
+            split_string(Codes, " ", "", [_, Resident|_]),
+            number_string(Pages, Resident) ),
+          _, fail), !,
+    Bytes is Pages * 4096.
+ilpkit_rss(0).
 
 ilpkit_call_step_limited(Goal, none) :- !,
     once(Goal).
@@ -387,6 +458,10 @@ ilpkit_declare_dynamic(Name, Arity) :-
     assertz(Head),
     retract(Head).
 
+% No memory watch inside GNU Prolog: its stacks and atom table have fixed sizes, and the
+% backend bounds the process's address space.
+ilpkit_set_memory_limit(_).
+
 ilpkit_counter_set(V) :- g_assign(ilpkit_counter, V).
 ilpkit_counter_get(V) :- g_read(ilpkit_counter, V).
 
@@ -457,6 +532,9 @@ ilpkit_call_time_limited(Goal, Secs) :-
 ilpkit_call_step_limited(Goal, _) :-
     call(Goal), !.
 
+% No memory watch inside YAP (not measured).
+ilpkit_set_memory_limit(_).
+
 ilpkit_defined(Name, Arity) :-
     current_predicate(Name/Arity), !.
 ilpkit_defined(Name, Arity) :-
@@ -499,6 +577,7 @@ PROFILES: Final[dict[str, EngineProfile]] = {
         step_limit=True,
         strings=True,
         answer_double_quotes="string",
+        address_space_limit=True,
     ),
     "gprolog": EngineProfile(
         name="gprolog",
@@ -516,6 +595,7 @@ PROFILES: Final[dict[str, EngineProfile]] = {
         ),
         lacks_why="GNU Prolog has no strings, and ilpkit defines no replacement for it",
         bounded_between=True,
+        address_space_limit=True,
     ),
     "yap": EngineProfile(
         name="yap",

@@ -87,6 +87,15 @@ class SubprocessOptions(BackendOptions):
     startup_timeout: float = Field(
         default=120.0, description="Seconds allowed for starting the engine and loading data."
     )
+    memory_limit_mb: float | None = Field(
+        default=1024.0,
+        gt=0,
+        description="Memory one query may take (MB).  swipl: the growth of the engine's "
+        "resident memory during a query, checked every 50 ms (atoms and big integers "
+        "included), a clean resource-limit error; every engine but yap: the engine process's "
+        "address space is also capped at 2 x this + 1024 MB, past which it is restarted and "
+        "the query is a resource-limit error.  None = unlimited.",
+    )
     guard_seconds: float | None = Field(
         default=60.0,
         description="Wall-clock seconds per query on engines that cannot count inferences "
@@ -219,20 +228,26 @@ class SubprocessBackend(Backend):
         if self._engine is not None:
             self._engine.kill()
         command = self.profile.command(self.executable(), "ilpkit_server.pl")
-        engine = EngineProcess(command, self._workdir)
+        limit = self.opts.memory_limit_mb
+        address_mb = None
+        if limit is not None and self.profile.address_space_limit:
+            address_mb = int(2 * limit + 1024)
+        engine = EngineProcess(command, self._workdir, address_space_mb=address_mb)
         self._engine = engine
         timeout = self.opts.startup_timeout
         try:
             self.version = _wait_ready(engine, timeout)
             engine.send("load('program.pl').\n")
             reply = self._parse(engine.read_line(timeout))
+            engine.send(f"limits({'none' if limit is None else repr(float(limit))}).\n")
+            limits_reply = engine.read_line(timeout)
         except (EngineDied, EngineTimeout) as exc:
             engine.kill()
             self._engine = None
             raise BackendUnavailable(
                 f"{self.profile.name} did not start: {exc}\ncommand: {' '.join(command)}"
             ) from None
-        if type(reply) is not Struct or reply.name != "loaded":
+        if type(reply) is not Struct or reply.name != "loaded" or limits_reply != "ok.":
             engine.kill()
             self._engine = None
             raise PrologEngineError(f"{self.profile.name}: unexpected answer to load: {reply}")
@@ -308,7 +323,8 @@ class SubprocessBackend(Backend):
             ) from None
         except EngineDied as exc:
             self._restart()
-            if "overflow" in str(exc) or "out of memory" in str(exc).lower():
+            text = str(exc).lower()
+            if any(w in text for w in ("overflow", "out of memory", "allocate memory")):
                 raise ResourceLimitExceeded(
                     f"{self.profile.name} ran out of memory ({what}); it was restarted. {exc}"
                 ) from None
