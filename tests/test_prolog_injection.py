@@ -164,10 +164,10 @@ def make_backend(engine: str) -> Backend:
     if engine in BRIDGES:
         from ilpkit.backends.prolog.swi_backend import SwiBackend, SwiOptions
 
-        return SwiBackend(SwiOptions(bridge=engine, timeout=10))  # type: ignore[arg-type]
+        return SwiBackend(SwiOptions(bridge=engine, timeout=10))
     from ilpkit.backends.prolog.subprocess_backend import SubprocessBackend, SubprocessOptions
 
-    return SubprocessBackend(SubprocessOptions(engine=engine, timeout=10))  # type: ignore[arg-type]
+    return SubprocessBackend(SubprocessOptions(engine=engine, timeout=10))
 
 
 def attack(engine: str, bodies: list[str], canary: str, check: bool) -> dict[str, Any]:

@@ -57,12 +57,12 @@ def runaway(engine: str, limit: float) -> dict[str, Any]:
     if engine in BRIDGES:
         from ilpkit.backends.prolog.swi_backend import SwiBackend, SwiOptions
 
-        backend = SwiBackend(SwiOptions(bridge=engine, memory_limit_mb=limit, timeout=120))  # type: ignore[arg-type]
+        backend = SwiBackend(SwiOptions(bridge=engine, memory_limit_mb=limit, timeout=120))
     else:
         from ilpkit.backends.prolog.subprocess_backend import SubprocessBackend, SubprocessOptions
 
         backend = SubprocessBackend(
-            SubprocessOptions(engine=engine, memory_limit_mb=limit, timeout=120)  # type: ignore[arg-type]
+            SubprocessOptions(engine=engine, memory_limit_mb=limit, timeout=120)
         )
     backend.load(task)
     outcomes = []

@@ -227,6 +227,8 @@ _SWIPL_OWN_SETUP: Final = r"""
 ilpkit_setup :-
     set_prolog_flag(unknown, error),
     set_prolog_flag(double_quotes, string),
+    % text the data parses (term_to_atom/2) must not call a quasi-quotation parser
+    catch(set_prolog_flag(quasi_quotations, false), _, true),
     set_stream(user_input, encoding(utf8)),
     set_stream(user_output, encoding(utf8)),
     set_stream(user_error, encoding(utf8)).
