@@ -16,8 +16,8 @@ from rich.measure import Measurement
 from rich.table import Table
 
 # Never dropped: what a row is about.
-KEEP = frozenset({"#", "rule", "clause"})
-FOLD = frozenset({"rule", "clause"})  # wrapped, never cut
+KEEP = frozenset({"#", "rule", "clause", "clauses", "feature"})
+FOLD = frozenset({"rule", "clause", "clauses"})  # wrapped, never cut
 # Dropped first, in this order; any other column goes after these, rightmost first.
 DROP_FIRST: tuple[str, ...] = ("w.prec", "w.rec", "r", "weak", "h", "alpha")
 RULE_MIN_WIDTH = 24
