@@ -54,6 +54,7 @@ from ilpkit.core.metrics import (
 )
 from ilpkit.core.metrics import pr_points_from_scores as pr_points
 from ilpkit.core.task import NEG, POS, Task, stratified_folds
+from ilpkit.core.terms import to_prolog
 
 SPLIT_NAMES = ("train", "tune", "test")
 """Fold names that are roles of a fixed split rather than cross-validation folds."""
@@ -127,7 +128,34 @@ def fold_task(task: Task, config: RunConfig, repeat: int) -> Task:
 
 
 def splits(task: Task, config: RunConfig) -> list[Split]:
-    """The train/tune/test roles of every unit of one repeat, in fold order."""
+    """The train/tune/test roles of every unit of one repeat, in fold order; refuses a split
+    whose test examples are also training examples (:func:`check_no_leak`)."""
+    out = _splits(task, config)
+    for split in out:
+        check_no_leak(task, split)
+    return out
+
+
+def check_no_leak(task: Task, split: Split) -> None:
+    """Raise :class:`DataError` when a test example's atom is also a training example of the
+    unit: a fold layout that put the same example in two roles (e.g. a ``train_all`` file
+    read as a fold) would otherwise report the score of a model tested on its training
+    data.  Always on; the cost is one hash set of the training atoms."""
+    atoms = task.examples.atoms
+    train = {atoms[i] for i in split.train.tolist()}
+    leaked = [i for i in split.test.tolist() if atoms[i] in train]
+    if leaked:
+        first = leaked[0]
+        loc = task.examples.locations[first]
+        raise DataError(
+            f"{task.name}: unit {split.name!r} tests on {len(leaked)} of its "
+            f"{len(split.test)} test examples that are also training examples (the first: "
+            f"{to_prolog(atoms[first])}{f' at {loc}' if loc else ''}); the data's folds "
+            "overlap. Fix the fold files, or set cv.folds=K to draw disjoint folds"
+        )
+
+
+def _splits(task: Task, config: RunConfig) -> list[Split]:
     folds = task.examples.folds
     names = task.fold_names
     cv_names = [n for n in names if n not in SPLIT_NAMES]

@@ -1,0 +1,101 @@
+"""Robustness on data nobody here tuned to (issue 20): leak-proof folds, ..."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ilpkit.core.config import RunConfig
+from ilpkit.core.errors import DataError
+from ilpkit.core.experiment import splits
+from ilpkit.core.formats import load_task
+from ilpkit.core.task import stratified_folds
+
+BIAS = """:- modeh(1, p(+t)).
+:- modeb(1, q(+t)).
+:- determination(p/1, q/1).
+q(a0).
+"""
+
+
+def _write(path: Path, lines: list[str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(line + "\n" for line in lines))
+
+
+# -- item 1: fold layouts that cannot leak -----------------------------------------------------
+
+
+def _aleph_folds(root: Path, *, extras: bool) -> Path:
+    """test1..test10 (4 positives, 2 negatives each), their complements train1..train10 and,
+    with ``extras``, a train_all holding everything and a lone test.f."""
+    _write(root / "d.b", BIAS.splitlines())
+    pos = {k: [f"p(a{k}_{j})." for j in range(4)] for k in range(1, 11)}
+    neg = {k: [f"p(b{k}_{j})." for j in range(2)] for k in range(1, 11)}
+    for k in range(1, 11):
+        _write(root / "folds" / f"test{k}.f", pos[k])
+        _write(root / "folds" / f"test{k}.n", neg[k])
+        _write(root / "folds" / f"train{k}.f", [a for o in pos if o != k for a in pos[o]])
+        _write(root / "folds" / f"train{k}.n", [a for o in neg if o != k for a in neg[o]])
+    if extras:
+        _write(root / "folds" / "train_all.f", [a for o in pos for a in pos[o]])
+        _write(root / "folds" / "train_all.n", [a for o in neg for a in neg[o]])
+        _write(root / "folds" / "test.f", pos[3][:2])
+    return root
+
+
+@pytest.mark.parametrize("extras", [False, True])
+def test_complement_folds_are_recognised_whatever_else_sits_beside_them(
+    tmp_path: Path, extras: bool
+) -> None:
+    task = load_task(_aleph_folds(tmp_path, extras=extras), "aleph")
+    assert task.fold_names == [f"test{k}" for k in range(1, 11)]
+    assert len(task.examples) == 10 * 6  # not 22 folds of train, test and train_all files
+    left_out = [w for w in task.warnings if "not used as folds" in w]
+    if extras:
+        (warning,) = left_out
+        # train_all holds all 40 positives and 20 negatives, all in the test folds
+        assert "train_all.f (40 of 40 examples in the folds)" in warning
+        assert "train_all.n (20 of 20 examples in the folds)" in warning
+        assert "test.f (2 of 2 examples in the folds)" in warning
+    else:
+        assert left_out == []
+    cfg = RunConfig.model_validate({"data": {"path": str(tmp_path)}, "cv": {"tune_folds": 0}})
+    units = splits(task, cfg)
+    assert len(units) == 10
+    assert all(len(u.test) == 6 and len(u.train) == 54 for u in units)
+
+
+def test_a_union_file_among_plain_folds_is_left_out(tmp_path: Path) -> None:
+    _write(tmp_path / "d.b", BIAS.splitlines())
+    folds = {k: [f"p(a{k}_{j})." for j in range(3)] for k in range(4)}
+    for k, atoms in folds.items():
+        _write(tmp_path / "fs" / f"f{k}.f", atoms)
+    _write(tmp_path / "fs" / "all.f", [a for atoms in folds.values() for a in atoms])
+    task = load_task(tmp_path, "aleph")
+    assert task.fold_names == ["f0", "f1", "f2", "f3"]
+    assert any("all.f (12 of 12 examples in the folds)" in w for w in task.warnings)
+
+
+def test_cv_refuses_a_unit_whose_test_examples_are_training_examples(tmp_path: Path) -> None:
+    task = load_task(_aleph_folds(tmp_path, extras=False), "aleph")
+    cfg = RunConfig.model_validate({"data": {"path": str(tmp_path)}, "cv": {"tune_folds": 0}})
+    # the example of fold test2 with id 6 duplicated into fold test1: a leak in both units
+    atoms = list(task.examples.atoms)
+    atoms[0] = atoms[4]  # positives come first: ids 0-3 are test1's, 4-7 test2's
+    task.examples.atoms[:] = atoms
+    with pytest.raises(DataError, match=r"unit 'test1' tests on 1 of its 6 test examples that"):
+        splits(task, cfg)
+
+
+def test_stratified_folds_keep_a_repeated_atom_in_one_fold(tmp_path: Path) -> None:
+    task = load_task(_aleph_folds(tmp_path, extras=False), "aleph")
+    task.examples.atoms[1] = task.examples.atoms[0]
+    task.examples.atoms[2] = task.examples.atoms[0]
+    folded = stratified_folds(task, 5, seed=3)
+    assert len(set(folded.examples.folds[[0, 1, 2]].tolist())) == 1
+    cfg = RunConfig.model_validate({"data": {"path": str(tmp_path)}, "cv": {"folds": 5}})
+    assert len(splits(folded, cfg)) == 5
+    assert np.all(folded.examples.folds >= 0)
