@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
+from ilpkit.cli.main import app
 from ilpkit.core.config import RunConfig
 from ilpkit.core.errors import DataError
 from ilpkit.core.experiment import splits
 from ilpkit.core.formats import load_task
+from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.task import stratified_folds
 
 BIAS = """:- modeh(1, p(+t)).
@@ -99,3 +103,60 @@ def test_stratified_folds_keep_a_repeated_atom_in_one_fold(tmp_path: Path) -> No
     cfg = RunConfig.model_validate({"data": {"path": str(tmp_path)}, "cv": {"folds": 5}})
     assert len(splits(folded, cfg)) == 5
     assert np.all(folded.examples.folds >= 0)
+
+
+# -- item 7: saturation survives a runaway mode goal -------------------------------------------
+
+LOOPING = """:- modeh(1, p(+t)).
+:- modeb(*, q(+t, -t)).
+:- modeb(1, loop(+t)).
+:- determination(p/1, q/2).
+:- determination(p/1, loop/1).
+q(a, b).
+q(b, c).
+loop(X) :- loop(X).
+"""
+
+
+def _looping(root: Path) -> Path:
+    _write(root / "d.b", LOOPING.splitlines())
+    _write(root / "d.f", ["p(a)."])
+    _write(root / "d.n", ["p(c)."])
+    return root / "d.b"
+
+
+def _engine_params() -> list[object]:
+    out: list[object] = [pytest.param(("native", {}), id="native")]
+    for engine in ("swipl", "gprolog"):
+        mark = pytest.mark.skipif(shutil.which(engine) is None, reason=f"{engine} not on PATH")
+        out.append(
+            pytest.param(("subprocess", {"engine": engine}), id=f"subprocess-{engine}", marks=mark)
+        )
+    return out
+
+
+@pytest.mark.parametrize("backend", _engine_params())
+def test_a_looping_mode_goal_is_dropped_and_the_rest_of_the_bottom_clause_built(
+    tmp_path: Path, backend: tuple[str, dict[str, object]]
+) -> None:
+    name, options = backend
+    task = load_task(_looping(tmp_path), "aleph")
+    engine = get_plugin_manager().make("backend", name, {**options, "step_limit": 20000})
+    engine.load(task)
+    try:
+        bottom = engine.saturate(0, depth=2)
+    finally:
+        engine.close()
+    # layer 1: q(a,b) and loop(a) (dropped); layer 2: q(b,c) and loop(b) (dropped)
+    assert str(bottom) == "p(A) :- q(A,B), q(B,C)."
+    assert bottom.dropped == ("loop(a)", "loop(b)")
+
+
+def test_saturate_command_reports_the_dropped_goals(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        app,
+        ["saturate", str(_looping(tmp_path)), "-e", "p(a)", "--set", "backend.step_limit=20000"],
+    )
+    assert result.exit_code == 0, result.output
+    assert "% 2 goals dropped (over a resource limit): loop(a), loop(b)" in result.output
+    assert "p(A) :- q(A,B), q(B,C)." in result.output
