@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ilpkit.cli.main import app
+from ilpkit.core.bias_check import bias_warnings
 from ilpkit.core.config import RunConfig
 from ilpkit.core.errors import DataError
 from ilpkit.core.experiment import splits
@@ -160,3 +161,82 @@ def test_saturate_command_reports_the_dropped_goals(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "% 2 goals dropped (over a resource limit): loop(a), loop(b)" in result.output
     assert "p(A) :- q(A,B), q(B,C)." in result.output
+
+
+# -- item 6: bias that cannot work -------------------------------------------------------------
+
+DISCONNECTED = """:- modeh(1, p(+person)).
+:- modeb(*, owns(+car, -colour)).
+:- modeb(*, makes(+firm, -car)).
+:- modeb(*, colour(-colour)).
+:- modeb(1, size(-size)).
+:- determination(p/1, owns/2).
+:- determination(p/1, makes/2).
+:- determination(p/1, colour/1).
+:- determination(p/1, size/1).
+owns(c1, red).
+makes(f1, c1).
+colour(red).
+colour(blue).
+size(big).
+"""
+
+CONNECTED = """:- modeh(1, p(+person)).
+:- modeb(*, has(+person, -car)).
+:- modeb(*, owns(+car, -colour)).
+:- modeb(1, paint(+colour, -shade)).
+:- determination(p/1, has/2).
+:- determination(p/1, owns/2).
+:- determination(p/1, paint/2).
+has(ann, c1).
+owns(c1, red).
+paint(red, dark).
+:- set(i, 3).
+"""
+
+
+def _bias_task(root: Path, background: str) -> Path:
+    _write(root / "d.b", background.splitlines())
+    _write(root / "d.f", ["p(ann).", "p(bob)."])
+    _write(root / "d.n", ["p(cid)."])
+    return root
+
+
+def test_modes_off_every_input_chain_and_all_output_modes_are_named(tmp_path: Path) -> None:
+    task = load_task(_bias_task(tmp_path, DISCONNECTED), "aleph")
+    warnings = bias_warnings(task)
+    # nothing reaches car or firm from p's person: owns/2 and makes/2 are never used (2),
+    # the body never connects to the head (1), colour/1 is all-output with recall * (1);
+    # size/1 has recall 1: one literal per bottom clause, not a table, so no warning
+    assert len(warnings) == 4
+    assert "no body mode for p/1 takes an input reachable from the head" in warnings[0]
+    assert "d.b:2:" in warnings[1] and "modeb(*,owns(+car,-colour)) is never used" in warnings[1]
+    assert "input type(s) car" in warnings[1]
+    assert "makes(+firm,-car)) is never used" in warnings[2] and "type(s) firm" in warnings[2]
+    assert "colour(-colour)) has only output arguments (recall *)" in warnings[3]
+    good = load_task(_bias_task(tmp_path / "ok", CONNECTED), "aleph")
+    assert bias_warnings(good) == []  # person -> car -> colour -> shade: a chain
+
+
+def test_data_check_warns_and_learn_warns_before_starting(tmp_path: Path) -> None:
+    data = _bias_task(tmp_path, DISCONNECTED)
+    checked = CliRunner().invoke(app, ["data", "check", str(data)])
+    assert checked.exit_code == 0, checked.output
+    assert "d.b:1:1: no body mode for p/1 takes an input reachable" in checked.stderr
+    learned = CliRunner().invoke(app, ["learn", str(data), "--quiet"])
+    assert learned.exit_code == 0, learned.output
+    assert learned.stderr.count("is never used for p/1") == 2
+    quiet = CliRunner().invoke(app, ["data", "check", str(_bias_task(tmp_path / "ok", CONNECTED))])
+    assert "warning" not in quiet.stderr
+
+
+def test_data_check_warns_about_a_large_bottom_clause(tmp_path: Path) -> None:
+    data = _bias_task(tmp_path, CONNECTED)
+    many = [f"has(ann, c{k})." for k in range(2, 30)]  # 29 has/2 literals + owns + paint = 31
+    with open(data / "d.b", "a") as handle:
+        handle.write("\n".join(many) + "\n")
+    args = ["data", "check", str(data), "--seed-example", "0", "--max-bottom"]
+    big = CliRunner().invoke(app, [*args, "30"])
+    assert big.exit_code == 0, big.output
+    assert "bottom clause of example 0 (p(ann)) has 31 literals (more than 30)" in big.stderr
+    assert "bottom clause" not in CliRunner().invoke(app, [*args, "31"]).stderr

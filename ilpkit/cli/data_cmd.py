@@ -31,9 +31,21 @@ def check(
         typer.Option(help="Which task to read from a folder holding several (e.g. advisedby)."),
     ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    seed_example: Annotated[
+        int | None,
+        typer.Option(
+            "--seed-example",
+            help="Also saturate this example id (native backend) and warn when its bottom "
+            "clause has more than --max-bottom literals.",
+        ),
+    ] = None,
+    max_bottom: Annotated[
+        int, typer.Option(help="Bottom clause size above which --seed-example warns.", min=1)
+    ] = 1000,
 ) -> None:
     """Load a dataset and print its summary: examples, predicates, modes, settings, folds,
-    and the constructs backends refuse unless you trust the data (as warnings)."""
+    the constructs backends refuse unless you trust the data, and modes that cannot work
+    (as warnings)."""
     from ilpkit.core.formats import load_task  # loaders are heavy; load them only when used
     from ilpkit.core.safety import unsafe_constructs
     from ilpkit.core.task import Task
@@ -55,6 +67,29 @@ def check(
             "you pass --trust-data; see docs/security.md",
             err=True,
         )
+    if isinstance(task, Task):
+        _check_bias(task, seed_example, max_bottom)
+
+
+def _check_bias(task: Any, seed_example: int | None, max_bottom: int) -> None:
+    """Print the warnings of :mod:`ilpkit.core.bias_check` (and one seed's bottom size)."""
+    from ilpkit.cli.common import open_backend
+    from ilpkit.core.bias_check import bias_warnings, bottom_size_warning
+    from ilpkit.core.errors import ConfigError
+
+    for item in bias_warnings(task):
+        typer.echo(f"warning: {item}", err=True)
+    if seed_example is None:
+        return
+    if not 0 <= seed_example < len(task.examples):
+        raise ConfigError(
+            f"--seed-example {seed_example}: expected an example id from 0 to "
+            f"{len(task.examples) - 1}"
+        )
+    with open_backend("native", {}, task) as engine:
+        warning = bottom_size_warning(engine, task, seed_example, max_bottom)
+    if warning:
+        typer.echo(f"warning: {warning}", err=True)
 
 
 def summary_tree(summary: Mapping[str, Any], *, title: str) -> Tree:
