@@ -139,6 +139,7 @@ def learn(
     save_model`). ``observers`` see every evaluated clause, ``on_rule`` every rule kept,
     ``on_progress(done, total, what)`` every step (for progress displays).
     """
+    from ilpkit.core.bias_check import report
     from ilpkit.core.compose import (
         Choices,
         make_context,
@@ -151,6 +152,7 @@ def learn(
         with_settings,
     )
     from ilpkit.core.errors import ConfigError
+    from ilpkit.core.experiment import learn_split
     from ilpkit.core.learner import save_model
     from ilpkit.core.plugins import get_plugin_manager
 
@@ -200,11 +202,15 @@ def learn(
         pool = None
         if executor is not None:
             pool = manager.make("executor", config.executor.name, dict(config.executor.options))
+        train_ids, note = learn_split(task)  # one of several alternative splits
+        if note is not None:
+            report([note])
         try:
             ctx = make_context(
                 config,
                 task,
                 engine,
+                train_ids=train_ids,
                 executor=pool,
                 observers=observers,
                 on_rule=on_rule,

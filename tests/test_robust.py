@@ -12,11 +12,12 @@ from typer.testing import CliRunner
 from ilpkit.cli.main import app
 from ilpkit.core.bias_check import bias_warnings
 from ilpkit.core.config import RunConfig
-from ilpkit.core.errors import DataError
-from ilpkit.core.experiment import splits
+from ilpkit.core.errors import DataError, FormatError, PrologSyntaxError
+from ilpkit.core.experiment import learn_split, splits
 from ilpkit.core.formats import load_task
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.task import stratified_folds
+from ilpkit.core.terms import Const
 
 BIAS = """:- modeh(1, p(+t)).
 :- modeb(1, q(+t)).
@@ -240,3 +241,100 @@ def test_data_check_warns_about_a_large_bottom_clause(tmp_path: Path) -> None:
     assert big.exit_code == 0, big.output
     assert "bottom clause of example 0 (p(ann)) has 31 literals (more than 30)" in big.stderr
     assert "bottom clause" not in CliRunner().invoke(app, [*args, "31"]).stderr
+
+
+# -- item 8: loader gaps -----------------------------------------------------------------------
+
+TASK_B = """:- modeh(1, p(+t)).
+:- modeb(*, q(+t, -t)).
+:- determination(p/1, q/2).
+"""
+
+
+def _task_folder(root: Path, extra: str = "") -> Path:
+    _write(root / "d.b", (TASK_B + extra).splitlines())
+    _write(root / "d.f", ["p(a)."])
+    _write(root / "d.n", ["p(c)."])
+    return root
+
+
+def test_shared_background_consulted_with_a_query_directive_is_read(tmp_path: Path) -> None:
+    _write(tmp_path / "common_bk.pl", ["q(a, b).", "q(b, c)."])
+    task = load_task(_task_folder(tmp_path / "one", "?- consult('../common_bk.pl').\n"))
+    assert task.program.facts[("q", 2)] == [
+        (Const("a"), Const("b")),
+        (Const("b"), Const("c")),
+    ]
+    assert task.directives == []  # not left for --trust-data to run
+
+
+def test_a_folder_holding_one_task_in_a_sub_folder_is_detected(tmp_path: Path) -> None:
+    _task_folder(tmp_path / "task1", "q(a, b).\n")
+    (tmp_path / "README").write_text("one task inside\n")
+    task = load_task(tmp_path)
+    assert task.name == "d" and len(task.examples) == 2
+    assert any("sub-folder task1" in n for n in task.notes)
+    assert load_task(tmp_path, "aleph").name == "d"
+
+
+def test_stem_naming_no_task_lists_the_task_folders(tmp_path: Path) -> None:
+    _task_folder(tmp_path / "task1")
+    _task_folder(tmp_path / "task2")
+    with pytest.raises(FormatError, match=r"several tasks in sub-folders \(task1, task2\)"):
+        load_task(tmp_path)
+    with pytest.raises(FormatError, match=r"no task 'nope'; the task folders here are: task1, ta"):
+        load_task(tmp_path, stem="nope")
+    assert load_task(tmp_path, stem="task2").sources[0].endswith("task2/d.b")
+
+
+def test_a_mode_declaration_with_a_syntax_error_is_skipped_unless_strict(tmp_path: Path) -> None:
+    broken = ":- modeb(*, r(+t, -t).\nq(a, b).\n"  # line 4: the closing parenthesis is missing
+    data = _task_folder(tmp_path, broken)
+    task = load_task(data)
+    assert [str(m) for m in task.bias.modeb] == ["modeb(*,q(+t,-t))"]
+    (warning,) = [w for w in task.warnings if "syntax error" in w]
+    assert warning.startswith("1 directive(s) with a syntax error skipped")
+    assert "d.b:4:" in warning
+    with pytest.raises(PrologSyntaxError, match=r"d\.b:4:"):
+        load_task(data, strict=True)
+    refused = CliRunner().invoke(app, ["data", "check", str(data), "--strict"])
+    assert refused.exit_code != 0 and "d.b:4:" in refused.output
+    # a syntax error in a fact still refuses: skipping it would change the data
+    _write(data / "d.b", (TASK_B + "q(a, b.\n").splitlines())
+    with pytest.raises(PrologSyntaxError):
+        load_task(data)
+
+
+def test_loading_an_ilp_systems_own_file_is_noted_not_followed(tmp_path: Path) -> None:
+    _write(tmp_path / "aleph.pl", [":- module(aleph, []).", "induce :- not_data."])
+    data = _task_folder(tmp_path / "t", ":- use_module('../aleph.pl').\nq(a, b).\n")
+    task = load_task(data)
+    assert ("induce", 0) not in task.program.clauses
+    assert any(
+        "'../aleph.pl' is the aleph ILP system's own file; not loaded" in n for n in task.notes
+    )
+
+
+def _boostsrl_splits(root: Path) -> Path:
+    _write(root / "background.txt", ["mode: cancer(+person).", "mode: smokes(+person)."])
+    people = ["ann", "bob", "cid", "dan"]
+    for k, held_out in ((1, 0), (2, 1)):
+        test = [people[held_out], people[held_out + 2]]
+        train = [p for p in people if p not in test]
+        for role, names in (("train", train), ("test", test)):
+            folder = root / f"fold{k}" / role
+            _write(folder / f"{role}_pos.txt", [f"cancer({names[0]})."])
+            _write(folder / f"{role}_neg.txt", [f"cancer({names[1]})."])
+            _write(folder / f"{role}_facts.txt", [f"smokes({n})." for n in names])
+    return root
+
+
+def test_learn_on_alternative_splits_trains_on_one_and_says_so(tmp_path: Path) -> None:
+    task = load_task(_boostsrl_splits(tmp_path))
+    assert task.fold_names == ["fold1/train", "fold1/test", "fold2/train", "fold2/test"]
+    ids, note = learn_split(task)
+    assert ids is not None and ids.tolist() == [0, 4]  # fold1/train's positive and negative
+    assert note is not None and "learning on fold1/train only (2 examples)" in note
+    learned = CliRunner().invoke(app, ["learn", str(tmp_path), "--quiet"])
+    assert learned.exit_code == 0, learned.output
+    assert "2 alternative train/test splits (fold1, fold2)" in learned.stderr

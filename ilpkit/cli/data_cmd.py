@@ -42,6 +42,10 @@ def check(
     max_bottom: Annotated[
         int, typer.Option(help="Bottom clause size above which --seed-example warns.", min=1)
     ] = 1000,
+    strict: Annotated[
+        bool,
+        typer.Option(help="Refuse a directive with a syntax error (default: skip it, warned)."),
+    ] = False,
 ) -> None:
     """Load a dataset and print its summary: examples, predicates, modes, settings, folds,
     the constructs backends refuse unless you trust the data, and modes that cannot work
@@ -51,7 +55,9 @@ def check(
     from ilpkit.core.task import Task
     from ilpkit.datasets import resolve_data_path
 
-    task = load_task(resolve_data_path(path), format=str(fmt), stem=stem)
+    # strict passed only when set: loaders substituted in tests take (path, format, stem)
+    extra = {"strict": True} if strict else {}
+    task = load_task(resolve_data_path(path), format=str(fmt), stem=stem, **extra)
     summary = task.summary()
     if json_output:
         typer.echo(json.dumps(summary, indent=2, default=str))

@@ -125,6 +125,13 @@ def reporting_bias(hook: Callable[[list[str]], None]) -> Iterator[None]:
         _HOOKS.remove(hook)
 
 
+def report(messages: list[str]) -> None:
+    """Pass other warnings due before a run starts to the active :func:`reporting_bias`
+    hook (none: nothing is said, e.g. in worker processes or through the Python API)."""
+    if _HOOKS and messages:
+        _HOOKS[-1](messages)
+
+
 def notify(task: Task) -> None:
     """Tell the active :func:`reporting_bias` hook about ``task``'s bias warnings."""
     if not _HOOKS:

@@ -204,6 +204,26 @@ def _grouped_splits(names: list[str]) -> dict[str, dict[str, int]] | None:
     return groups
 
 
+def learn_split(task: Task) -> tuple[npt.NDArray[np.int64] | None, str | None]:
+    """The examples ``ilpkit learn`` trains on, and a note when they are not all of them.
+
+    Data whose folds are alternative train/test splits of the same examples (BoostSRL's
+    ``fold1/train``, ``fold1/test``, ``fold2/train``, ...) holds each example once per
+    split: trained on all of them, a learner would count each example that many times.
+    ``learn`` then trains on the first split's training examples and says so.
+    """
+    groups = _grouped_splits(task.fold_names)
+    if groups is None:
+        return None, None
+    name, group = next(iter(groups.items()))
+    ids = np.flatnonzero(task.examples.folds == group["train"]).astype(np.int64)
+    return ids, (
+        f"{task.name}: the data holds {len(groups)} alternative train/test splits "
+        f"({', '.join(groups)}) of the same examples; learning on {name}/train only "
+        f"({len(ids)} examples). `ilpkit cv` runs every split"
+    )
+
+
 def _group_splits(task: Task, config: RunConfig, groups: dict[str, dict[str, int]]) -> list[Split]:
     folds = task.examples.folds
     without_tune = [name for name, g in groups.items() if "tune" not in g]

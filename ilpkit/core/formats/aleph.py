@@ -445,6 +445,11 @@ def _ilpexp_examples(path: Path, stem: str | None) -> list[tuple[Path, str | Non
         for p in numbered:
             if p.stem == stem:
                 return [(p, None)]
+        if not choices:
+            raise FormatError(
+                f"{path}: no task {stem!r}: this folder holds one task (exs.pl), so --stem "
+                "has nothing to choose; leave it out"
+            )
         raise FormatError(f"{path}: no task {stem!r}; choices: {', '.join(choices)}")
     if len(choices) == 1:
         return _ilpexp_examples(path, choices[0])
