@@ -155,6 +155,7 @@ def learn(
     from ilpkit.core.experiment import learn_split
     from ilpkit.core.learner import save_model
     from ilpkit.core.plugins import get_plugin_manager
+    from ilpkit.core.search import limits_exceeded
 
     manager = get_plugin_manager()
     config: RunConfig | Choices
@@ -229,6 +230,7 @@ def learn(
                 "search": config.search.name,
                 "scorer": config.scorer.name,
                 "settings": {k: _plain(v) for k, v in task.bias.settings.items()},
+                "limits_exceeded": limits_exceeded(engine),
             }
         )
     if out is not None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import random
 import shutil
 from pathlib import Path
 
@@ -12,10 +14,12 @@ from typer.testing import CliRunner
 from ilpkit.cli.main import app
 from ilpkit.core.bias_check import bias_warnings
 from ilpkit.core.config import RunConfig
-from ilpkit.core.errors import DataError, FormatError, PrologSyntaxError
+from ilpkit.core.coverage import Weighting
+from ilpkit.core.errors import DataError, FormatError, PrologSyntaxError, ResourceLimitExceeded
 from ilpkit.core.experiment import learn_split, splits
 from ilpkit.core.formats import load_task
 from ilpkit.core.plugins import get_plugin_manager
+from ilpkit.core.search import SearchContext, limits_exceeded
 from ilpkit.core.task import stratified_folds
 from ilpkit.core.terms import Const
 
@@ -338,3 +342,75 @@ def test_learn_on_alternative_splits_trains_on_one_and_says_so(tmp_path: Path) -
     learned = CliRunner().invoke(app, ["learn", str(tmp_path), "--quiet"])
     assert learned.exit_code == 0, learned.output
     assert "2 alternative train/test splits (fold1, fold2)" in learned.stderr
+
+
+# -- item 2 (framework part): one clause over a limit never ends a run ------------------------
+
+SLOW = """:- modeh(1, p(+t)).
+:- modeb(1, q(+t, -u)).
+:- modeb(1, slow(+t)).
+:- determination(p/1, q/2).
+:- determination(p/1, slow/1).
+:- set(i, 1).
+q(a, x). q(c, x). q(e, x). q(b, y).
+slow(X) :- X == b, loop(X).
+slow(a). slow(c). slow(e). slow(d).
+loop(X) :- loop(X).
+"""
+
+
+def _slow(root: Path) -> Path:
+    """Saturating a positive gives p(A) :- q(A,B), slow(A); the clause with slow(A) loops
+    on the negative p(b) only (slow(b) calls loop(b))."""
+    _write(root / "d.b", SLOW.splitlines())
+    _write(root / "d.f", ["p(a).", "p(c).", "p(e)."])
+    _write(root / "d.n", ["p(b).", "p(d).", "p(f)."])
+    return root
+
+
+def test_a_clause_over_the_limit_covers_nothing_and_is_counted(tmp_path: Path) -> None:
+    task = load_task(_slow(tmp_path))
+    engine = get_plugin_manager().make("backend", "native", {"step_limit": 20000})
+    engine.load(task)
+    bottom = engine.saturate(0)
+    assert str(bottom) == "p(A) :- q(A,B), slow(A)."
+    ctx = SearchContext(
+        bottom=bottom,
+        backend=engine,
+        scorer=get_plugin_manager().make("scorer", "coverage", {}),
+        weighting=Weighting(task.examples.labels, task.examples.weights),
+        budget=10,
+        rng=random.Random(0),
+        clauselength=3,
+    )
+    with pytest.raises(ResourceLimitExceeded):
+        engine.coverage(bottom.clause([1]))  # asked directly, the limit is an error
+    assert ctx.evaluate((0,)).coverage.tolist() == [0, 1, 2, 3]  # q(A,B): a, c, e and b
+    over = ctx.evaluate((1,))
+    assert over.coverage.tolist() == [] and (over.counts.tp, over.counts.fp) == (0, 0)
+    assert limits_exceeded(engine) == 1
+    # among the parent's coverage (a, c, e, b) the refinement meets p(b) too
+    assert ctx.evaluate((0, 1), parent=ctx.evaluate((0,))).coverage.tolist() == []
+    assert limits_exceeded(engine) == 2
+    assert engine.first_limit_message.startswith("the query slow(b) exceeded the limit")
+    assert engine.first_limit_message.endswith("(clause: p(A) :- slow(A))")
+
+
+def test_learn_and_cv_finish_and_report_the_clauses_over_the_limit(tmp_path: Path) -> None:
+    data = _slow(tmp_path / "data")
+    limit = ["--set", "backend.step_limit=20000"]
+    learned = CliRunner().invoke(app, ["learn", str(data), *limit])
+    assert learned.exit_code == 0, learned.output
+    assert "clauses exceeded a resource limit and were scored as covering nothing" in (
+        learned.output
+    )
+    run = tmp_path / "run"
+    args = ["cv", str(data), "--folds", "2", "--tune-folds", "0", "--out", str(run), *limit]
+    done = CliRunner().invoke(app, args)
+    assert done.exit_code == 0, done.output
+    results = json.loads((run / "results.json").read_text())
+    per_unit = [u["limits_exceeded"] for u in results["units"]]
+    assert results["limits_exceeded"] == sum(per_unit) > 0
+    # only a unit training on p(b) can meet the loop
+    trained_on_b = [u for u in results["units"] if u["limits_exceeded"]]
+    assert len(trained_on_b) == 1

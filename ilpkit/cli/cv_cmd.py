@@ -308,4 +308,10 @@ def _run(
     summary = results["summary"]
     cells = ", ".join(f"{k} {summary_cell(v)}" for k, v in summary.items())
     console.print(f"{results['n_units']} units: {cells}")
+    if results.get("limits_exceeded"):
+        console.print(
+            f"{results['limits_exceeded']} clauses exceeded a resource limit and were scored as "
+            "covering nothing (see backend.step_limit / backend.timeout; results.json "
+            "limits_exceeded)"
+        )
     console.print(f"run directory: {out} (report.md, results.json, plots/)")

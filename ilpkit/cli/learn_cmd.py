@@ -167,6 +167,11 @@ def learn(
         f"{elapsed:.2f} s (learner {learner}, search {used.get('search', search)}, "
         f"scorer {used.get('scorer', scorer)}, backend {backend}, seed {seed})"
     )
+    if used.get("limits_exceeded"):
+        console.print(
+            f"{used['limits_exceeded']} clauses exceeded a resource limit and were scored as "
+            "covering nothing (see backend.step_limit / backend.timeout)"
+        )
     if out is not None:
         console.print(f"model written to {out}")
 

@@ -53,6 +53,7 @@ from ilpkit.core.metrics import (
     pr_points_from_counts,
 )
 from ilpkit.core.metrics import pr_points_from_scores as pr_points
+from ilpkit.core.search import limits_exceeded
 from ilpkit.core.task import NEG, POS, Task, stratified_folds
 from ilpkit.core.terms import to_prolog
 
@@ -106,6 +107,9 @@ class UnitResult:
     clauses_evaluated: int = 0
     seconds: float = 0.0
     model: dict[str, Any] = field(default_factory=dict)
+    limits_exceeded: int = 0
+    """Clauses of the unit's searches that exceeded a resource limit (scored as covering
+    nothing; see :func:`ilpkit.core.search.note_limit`)."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -213,7 +217,7 @@ def learn_split(task: Task) -> tuple[npt.NDArray[np.int64] | None, str | None]:
     ``learn`` then trains on the first split's training examples and says so.
     """
     groups = _grouped_splits(task.fold_names)
-    if groups is None:
+    if not groups:  # None, or {} for data without folds
         return None, None
     name, group = next(iter(groups.items()))
     ids = np.flatnonzero(task.examples.folds == group["train"]).astype(np.int64)
@@ -309,6 +313,7 @@ def run_unit(unit: Unit, members: Any = None) -> UnitResult:
     if not np.any(task.examples.labels[split.train] == POS):
         raise DataError(f"{task.name}: unit {unit.key} has no positive training example")
     backend = _CACHE.get_backend(config, base)
+    limits_before = limits_exceeded(backend)  # the backend is reused across units
     learner = make_learner(config)
     seed = derive_seed(config.seed, "unit", unit.repeat, unit.fold)
     ctx = make_context(
@@ -353,6 +358,7 @@ def run_unit(unit: Unit, members: Any = None) -> UnitResult:
         clauses_evaluated=int(model.clauses_evaluated),
         seconds=time.perf_counter() - started,
         model=model.to_json(),
+        limits_exceeded=limits_exceeded(backend) - limits_before,
     )
 
 
