@@ -248,3 +248,29 @@ def test_kept_builtin_answers_as_the_bundled_definition(
             assert [numbered(a) for a in native_] == [numbered(a) for a in mine], text
     finally:
         backend.close()
+
+
+# --------------------------------------------------------------------------------------------
+# trusted directives
+# --------------------------------------------------------------------------------------------
+
+
+def test_trusted_directives_are_exported_as_directives() -> None:
+    """``:- G.``, never ``:- (:- G).`` (a goal engines do not run; GNU Prolog refuses it);
+    without trust_data no directive is exported.  (That they run on every engine:
+    tests/test_prolog_injection.py.)"""
+    from ilpkit.core.task import SourcedTerm
+
+    task = hostile([])
+    task.directives.append(
+        SourcedTerm(term(":- assertz(flag(on)), flag(X), X == on"), SourceLocation("e.pl", 3, 1))
+    )
+    task.directives.append(SourcedTerm(term("?- load_bg"), SourceLocation("e.pl", 4, 1)))
+    exported = export_program(task, trust_data=True)
+    lines = exported.text.splitlines()
+    assert ":- assertz(flag(on)),flag(X),X == on." in lines, exported.text
+    assert ":- load_bg." in lines
+    assert exported.origin(lines.index(":- load_bg.")) == "e.pl:4:1"  # line 1: the header
+    # untrusted: the harmless directive alone passes the check, and is not exported either
+    del task.directives[0]
+    assert not any(line.startswith(":-") for line in export_program(task).text.splitlines())

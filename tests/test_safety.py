@@ -153,11 +153,29 @@ def program(tmp_path: Path, background: str) -> Task:
 REFUSED = [
     ("go(X) :- findall(Y, shell(Y), _).", "a call of shell/1 in go/1"),
     ("go(X) :- \\+ shell(X).", "a call of shell/1"),
-    ("go(X) :- format('~w', [X]).", "a call of format/2 in go/1 is not allowed (it writes output"),
+    ("go(X) :- format('~w', [X]).", "a call of format/2 in go/1 is not allowed (it formats text"),
     ("go(X) :- undefined_thing(X).", "undefined_thing/1 in go/1 is not allowed (it is neither"),
     ("go(X) :- helper(X).\nhelper(X) :- nb_setval(k, X).", "a call of nb_setval/2 in helper/1"),
     ("go(X) :- maplist(call, [X]).", "a call of call/1 as a closure"),
-    ("go(X) :- call(:, user, shell(X)).", "a call of :/2 as a closure"),
+    # call(G, A...) with a known G is the goal it builds
+    ("go(X) :- call(:, user, shell(X)).", "a call of shell/1 in go/1"),
+    ("go(X) :- call(format, '~@', [X]).", "a call of format/2 in go/1"),
+    ("go(X) :- message_to_codes(X, [], _).", "a call of message_to_codes/3 in go/1"),
+    ("go(X) :- print_message(error, format('~@', [X])).", "a call of print_message/2"),
+    # a thrown term an engine could turn into a message running a goal (issue 21)
+    (
+        "go(X) :- throw(format('~@', [shell('id')])).",
+        "a throw/1 of a term holding format/2 (format(~@,[shell(id)])) in go/1 is not allowed "
+        "(it could run a goal if an engine turned the error into a message)",
+    ),
+    ("go(X) :- throw(error(type_error(a, shell(x)), _)).", "a throw/1 of a term holding shell/1"),
+    ("go(X) :- throw(my(['~', '@'], X)).", "a throw/1 of a term holding the format directive ~@"),
+    ("go(X) :- throw(my(\"ok ~@\")).", "a throw/1 of a term holding the format directive ~@"),
+    ("go(X) :- throw(x('a~@b')).", "a throw/1 of a term holding the format directive ~@"),
+    ("go(X) :- call(throw, f(assertz(x))).", "a throw/1 of a term holding assertz/1"),
+    ("go(X) :- call(user:throw, f(halt(1))).", "a throw/1 of a term holding halt/1"),
+    ("go(X) :- catch(p(X), _, throw(f(shell(x)))).", "a throw/1 of a term holding shell/1"),
+    ("go(X) :- maplist(throw, [X]).", "a call of throw/1 as a closure"),
     ("go(X) :- catch(true, _, X).", "a meta-call of the variable X"),
     ("go(X) :- forall(member(G, [X]), G).", "a meta-call of the variable G"),
     ("go(X) :- bagof(Y, Z^G, [X]).", "a meta-call of the variable G"),
@@ -206,6 +224,12 @@ ACCEPTED = [
     "go(_).\nunused :- shell(ls).",  # nothing can reach it
     "go(_).\n:- load_everything.",  # an engine would only raise an existence error
     "go(X) :- member(X, [a]).\nmember(X, [X|_]).",  # overriding a library predicate
+    # ordinary thrown terms: ISO errors, a program's own balls, lists, atoms named like
+    # built-ins (only compounds are goals an engine could run), a lone ~ or @
+    "go(X) :- throw(error(type_error(integer, X), context(go/1, _))).",
+    "go(X) :- throw(my_error(X, [1, 2, 3], 'a ~ b @ c', nl)).",
+    "go(X) :- catch(throw(found(X)), found(Y), Y == X).",
+    "go(X) :- call(throw, error(domain_error(positive, X), _)).",
 ]
 
 

@@ -71,3 +71,39 @@ def isotonic_fit(
     for start, end, p, wt in zip(block_start, ends, block_pos, block_w, strict=True):
         values[start:end] = p / wt
     return Isotonic(thresholds, values)
+
+
+def leave_one_out(scores: npt.ArrayLike, labels: npt.ArrayLike, prior: float = 0.0) -> FloatArray:
+    """``p_i``: each example's probability from an isotonic fit on all the *other* examples.
+
+    GleanerSRL tunes its probability floor on these (gleanersrl sec. 3).  Examples with the
+    same (score, label) get the same value, so one fit per distinct pair is enough.
+    """
+    s = np.asarray(scores, dtype=np.float64).ravel()
+    y = np.asarray(labels, dtype=np.float64).ravel()
+    if len(s) != len(y) or len(s) < 2:
+        raise ValueError("leave-one-out calibration needs at least two scored examples")
+    out = np.empty(len(s))
+    done: dict[tuple[float, float], float] = {}
+    for i in range(len(s)):
+        key = (float(s[i]), float(y[i]))
+        if key not in done:
+            keep = np.ones(len(s), dtype=bool)
+            keep[i] = False
+            done[key] = float(isotonic_fit(s[keep], y[keep], prior=prior)(s[i : i + 1])[0])
+        out[i] = done[key]
+    return out
+
+
+def choose_floor(
+    probs: npt.ArrayLike, labels: npt.ArrayLike, floors: tuple[float, ...]
+) -> tuple[float, list[float]]:
+    """The floor of ``floors`` whose clipped ``probs`` have the lowest mean cross entropy
+    (the first one on ties), and every floor's MCE, in order."""
+    from ilpkit.core.metrics import mean_cross_entropy
+
+    if not floors:
+        raise ValueError("no probability floors to choose from")
+    mces = [mean_cross_entropy(probs, labels, floor) for floor in floors]
+    best = min(range(len(floors)), key=lambda k: (mces[k], k))
+    return floors[best], mces

@@ -61,7 +61,8 @@ SPLIT_NAMES = ("train", "tune", "test")
 """Fold names that are roles of a fixed split rather than cross-validation folds."""
 
 PROBABILITY_FLOOR = 1e-3
-"""Floor of probabilities in the mean cross entropy (gleanersrl sec. 3's prob_min)."""
+"""Floor of probabilities in the mean cross entropy (gleanersrl sec. 3's prob_min), unless
+the model tuned its own (``model.probability_floor``: GleanerSRL)."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,9 @@ class UnitResult:
     limits_exceeded: int = 0
     """Clauses of the unit's searches that exceeded a resource limit (scored as covering
     nothing; see :func:`ilpkit.core.search.note_limit`)."""
+    probabilities: bool = False
+    """Whether ``scores`` are calibrated probabilities (GleanerSRL): reports then draw a
+    reliability diagram."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -359,6 +363,7 @@ def run_unit(unit: Unit, members: Any = None) -> UnitResult:
         seconds=time.perf_counter() - started,
         model=model.to_json(),
         limits_exceeded=limits_exceeded(backend) - limits_before,
+        probabilities=bool(getattr(model, "scores_are_probabilities", False)),
     )
 
 
@@ -402,7 +407,8 @@ def evaluate(
     metrics["accuracy"] = accuracy(tp, fp, p, n)
     if isinstance(model, Probabilistic) and len(labels):
         probs = np.asarray(model.predict_proba(backend, ids), dtype=np.float64)
-        metrics["mce"] = mean_cross_entropy(probs, labels, PROBABILITY_FLOOR)
+        floor = float(getattr(model, "probability_floor", PROBABILITY_FLOOR))
+        metrics["mce"] = mean_cross_entropy(probs, labels, floor)
     return metrics
 
 

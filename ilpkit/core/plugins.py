@@ -78,7 +78,7 @@ BUILTIN_MODULE: Final = "ilpkit.plugins.builtin"
 DISABLE_AUTOLOAD_ENV: Final = "ILPKIT_DISABLE_PLUGIN_AUTOLOAD"
 """Set this environment variable (to anything but ``""``/``0``) to skip third-party plugins."""
 
-PluginKind = Literal["backend", "search", "scorer", "learner", "executor", "format"]
+PluginKind = Literal["backend", "search", "scorer", "learner", "executor", "format", "kernel"]
 KINDS: Final[tuple[PluginKind, ...]] = get_args(PluginKind)
 
 KIND_CONTRACTS: Final[Mapping[PluginKind, str]] = {
@@ -89,6 +89,7 @@ KIND_CONTRACTS: Final[Mapping[PluginKind, str]] = {
     "executor": "an Executor (ilpkit.core.executor): map(fn, units) in order, close(), and "
     "in_process (whether units run in the calling process)",
     "format": "a DatasetFormat (ilpkit.core.formats): detect(path), load(path, stem), write",
+    "kernel": "a Kernel (GleanerSRL): gram(a, b, stats) and feature_map(x, stats) or None",
 }
 """What the factory of each kind of plugin must build."""
 

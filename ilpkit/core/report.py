@@ -67,15 +67,21 @@ def write_report(run: RunDirectory, results: dict[str, Any]) -> Path:
     for name in SHOWN:
         if name in summary:
             lines.append(f"| {name} | {summary_cell(summary[name])} |")
+    columns = ["aurpc", "auroc", "f1", "accuracy"]
+    if any("mce" in u.metrics for u in units):
+        columns.append("mce")
+    heads = [
+        {"aurpc": "AURPC", "auroc": "AUROC", "f1": "F1", "mce": "MCE"}.get(c, c) for c in columns
+    ]
     lines += [
         "",
         "## Units",
         "",
-        "| unit | fold | train | test | AURPC | AUROC | F1 | accuracy | clauses | seconds |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| unit | fold | train | test | " + " | ".join(heads) + " | clauses | seconds |",
+        "| --- | --- | --- | --- | " + " | ".join("---" for _ in heads) + " | --- | --- |",
     ]
     for u in units:
-        cells = [_fmt(u.metrics.get(k, math.nan)) for k in ("aurpc", "auroc", "f1", "accuracy")]
+        cells = [_fmt(u.metrics.get(k, math.nan)) for k in columns]
         lines.append(
             f"| {u.key} | {u.fold_name} | {u.n_train} | {u.n_test} | "
             + " | ".join(cells)
@@ -148,7 +154,8 @@ def _t_test_cell(base: dict[str, UnitResult], other: dict[str, UnitResult], metr
 
 
 def write_plots(folder: Path, units: Sequence[UnitResult]) -> list[Path]:
-    """PR curves (per unit and pooled), ROC curves and learning curves as PNG and SVG.
+    """PR curves (per unit and pooled), ROC curves, reliability diagrams (units whose scores
+    are probabilities) and learning curves as PNG and SVG.
 
     Returns the files written; none when matplotlib is missing."""
     try:
@@ -194,6 +201,30 @@ def write_plots(folder: Path, units: Sequence[UnitResult]) -> list[Path]:
         ax.set(xlabel="false positive rate", ylabel="true positive rate", title="ROC")
         ax.legend(fontsize="small")
         save(fig, "roc_curves")
+
+    calibrated = [u for u in units if u.probabilities and u.labels]
+    if calibrated:
+        fig, ax = plt.subplots(figsize=(5, 4.5))
+        for u in calibrated:
+            _draw_reliability(ax, np.array(u.scores), np.array(u.labels), u.key, alpha=0.5)
+        _draw_reliability(
+            ax,
+            np.concatenate([np.array(u.scores) for u in calibrated]),
+            np.concatenate([np.array(u.labels) for u in calibrated]),
+            "pooled",
+            alpha=1.0,
+            width=2.0,
+        )
+        ax.plot([0, 1], [0, 1], color="grey", linestyle=":", linewidth=1)
+        ax.set(
+            xlabel="predicted probability",
+            ylabel="fraction positive",
+            xlim=(0, 1),
+            ylim=(0, 1.02),
+            title="Reliability (calibration)",
+        )
+        ax.legend(fontsize="small")
+        save(fig, "reliability")
 
     with_curve = [u for u in units if u.curve]
     if with_curve:
@@ -268,3 +299,25 @@ def _draw_pr(
     ax.plot(
         recall, interpolated_precision(curve, recall), label=label, alpha=alpha, linewidth=width
     )
+
+
+def reliability_points(
+    probs: Any, labels: Any, bins: int = 10
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Reliability diagram data: for each of ``bins`` equal-width probability bins holding
+    examples, the mean predicted probability, the fraction of positives and the count."""
+    p = np.asarray(probs, dtype=np.float64)
+    y = np.asarray(labels, dtype=np.float64)
+    which = np.minimum((p * bins).astype(np.int64), bins - 1)
+    count = np.bincount(which, minlength=bins).astype(np.float64)
+    held = count > 0
+    mean_p = np.bincount(which, weights=p, minlength=bins)[held] / count[held]
+    frac = np.bincount(which, weights=y, minlength=bins)[held] / count[held]
+    return mean_p, frac, count[held]
+
+
+def _draw_reliability(
+    ax: Any, probs: Any, labels: Any, label: str, alpha: float, width: float = 1.0
+) -> None:
+    mean_p, frac, _ = reliability_points(probs, labels)
+    ax.plot(mean_p, frac, marker="o", label=label, alpha=alpha, linewidth=width)

@@ -24,6 +24,15 @@ The policy (static, so it holds in every engine, with no run-time wrapper):
   reach from the mode, determination, target and example predicates (and Aleph's ``prune/1``,
   ``cost/3``, ``refine/2``, ``false/0``): a clause nothing reaches never runs, as UW-CSE's
   ``load_bg/1``, which consults files.
+* **Thrown terms.**  An engine turns an uncaught or reported error into a message, and
+  message translation can run goals: SWI-Prolog formats ``format(F, A)`` found in an error,
+  and ``~@`` in ``F`` calls a goal of ``A``.  ilpkit's Prolog server never gives a data term
+  to a message translator or formatter (it writes errors with ``~q``), and as a second line
+  the term of ``throw/1`` (also as ``call(throw, Ball)``) is refused when it holds a
+  compound naming a built-in a body may not call (``shell/1``, ``format/2``,
+  ``print_message/2``, ...) or the text ``~@`` (atom, string, code or character list).
+  ``throw/1`` as a closure (``maplist(throw, Balls)``) is refused: its term is not known
+  before it runs.  ``call(G, A1, ...)`` with a known ``G`` is checked as the goal it builds.
 * **Meta-calls of goals unknown at load time** (``call(G)`` with a variable ``G``, a variable
   as a body goal, ``maplist(call, Gs)``) are refused: a goal term can be built at run time
   (``atom_codes(A, "shell"), G =.. [A, Cmd]``), so no static rule can admit it soundly.  None
@@ -60,7 +69,7 @@ from typing import Final, NamedTuple
 
 from ilpkit.core.errors import SourceLocation, UnsafeProgramError
 from ilpkit.core.task import Indicator, Task
-from ilpkit.core.terms import Const, Struct, Term, Var, indicator, to_prolog
+from ilpkit.core.terms import Const, Str, Struct, Term, Var, indicator, to_prolog
 
 __all__ = [
     "ALLOWED_BUILTINS",
@@ -69,6 +78,7 @@ __all__ = [
     "UNSAFE_BUILTINS",
     "UnsafeConstruct",
     "check_program",
+    "thrown_payload",
     "unsafe_constructs",
 ]
 
@@ -158,9 +168,15 @@ META_ARGS: Final[dict[Indicator, tuple[tuple[int, int], ...]]] = {
 _UNSAFE_GROUPS: Final = {
     "writes output": (
         "write/1 write/2 writeln/1 writeln/2 print/1 print/2 writeq/1 writeq/2 "
-        "write_canonical/1 write_canonical/2 write_term/2 write_term/3 print_message/2 "
-        "format/1 format/2 format/3 nl/0 nl/1 tab/1 tab/2 put_char/1 put_char/2 debug/3 "
+        "write_canonical/1 write_canonical/2 write_term/2 write_term/3 "
+        "nl/0 nl/1 tab/1 tab/2 put_char/1 put_char/2 debug/3 "
         "flush_output/0 flush_output/1 portray_clause/1 portray_clause/2 listing/0 listing/1"
+    ),
+    "formats text or messages (~@ in a format runs a goal)": (
+        "format/1 format/2 format/3 format_predicate/2 print_message/2 print_message_lines/3 "
+        "message_to_codes/3 translate_message/3 message_lines_to_codes/3 assertion/1 "
+        "must_be/2 is_of_type/2 format_atom/3 sformat/2 sformat/3 with_output_to/2 "
+        "term_to_string/2"
     ),
     "changes the program or the engine": (
         "assert/1 asserta/1 assertz/1 asserta/2 assertz/2 retract/1 retractall/1 abolish/1 "
@@ -171,9 +187,8 @@ _UNSAFE_GROUPS: Final = {
     ),
     "reads or writes files and streams": (
         "read/1 read/2 read_term/2 read_term/3 open/3 open/4 close/1 close/2 see/1 seen/0 "
-        "tell/1 told/0 append/1 get_char/1 get_char/2 peek_char/1 with_output_to/2 "
-        "format_atom/3 sformat/2 sformat/3 exists_file/1 delete_file/1 rename_file/2 "
-        "make_directory/1 delete_directory/1 working_directory/2 chdir/1 tmp_file/2 "
+        "tell/1 told/0 append/1 get_char/1 get_char/2 peek_char/1 exists_file/1 delete_file/1 "
+        "rename_file/2 make_directory/1 delete_directory/1 working_directory/2 chdir/1 tmp_file/2 "
         "read_file_to_terms/3 read_file_to_string/3 open_null_stream/1 current_output/1 "
         "current_input/1 set_output/1 set_input/1"
     ),
@@ -436,6 +451,25 @@ def _goal_problems(
                 else "is neither defined by the program nor a side-effect-free built-in",
             )
             continue
+        if key == ("throw", 1):
+            if args:
+                payload = thrown_payload(args[0])
+                if payload is not None:
+                    yield (
+                        f"a throw/1 of a term holding {payload}",
+                        "could run a goal if an engine turned the error into a message",
+                    )
+            else:
+                yield (
+                    "a call of throw/1 as a closure",
+                    "cannot be checked, as the term it throws is supplied at run time",
+                )
+            continue
+        if name == "call" and extra == 0 and args:
+            built = _called_goal(args[0], args[1:])
+            if built is not None:  # call(G, A1, ...) is the goal G + A1, ...: check that
+                stack.append((built, 0))
+                continue
         for i, add in reversed(META_ARGS.get(key, ())):
             if i < len(args):
                 stack.append((args[i], add))
@@ -444,6 +478,63 @@ def _goal_problems(
                     f"a call of {_pi(key)} as a closure",
                     f"cannot be checked, as its goal argument {i + 1} is supplied at run time",
                 )
+
+
+_FORMAT_CALL: Final = "~@"
+"""The format directive that calls a goal (SWI-Prolog, YAP)."""
+
+
+def thrown_payload(ball: Term) -> str | None:
+    """What makes ``ball`` (the term of a ``throw/1``) dangerous to turn into a message: a
+    compound naming a built-in a body may not call, or the text ``~@``; None when nothing."""
+    stack = [ball]
+    while stack:
+        t = stack.pop()
+        if type(t) is Struct and t.name == "." and len(t.args) == 2:
+            text = _list_text(t, stack)  # a list: its elements go on the stack
+            if text is not None and _FORMAT_CALL in text:
+                return f"the format directive {_FORMAT_CALL} (in {_short(t, 60)})"
+        elif type(t) is Struct:
+            key = (t.name, len(t.args))
+            if key in UNSAFE_BUILTINS or key in HOOKS or _FORMAT_CALL in t.name:
+                return f"{_pi(key)} ({_short(t, 60)})"
+            stack.extend(t.args)
+        elif (
+            (type(t) is Const and isinstance(t.value, str)) or type(t) is Str
+        ) and _FORMAT_CALL in str(t.value):
+            return f"the format directive {_FORMAT_CALL} (in {_short(t, 60)})"
+    return None
+
+
+def _list_text(term: Term, stack: list[Term]) -> str | None:
+    """Push the elements and the tail of the list ``term`` on ``stack``; return its text
+    when it is a list of character codes or one-character atoms (else None)."""
+    chars: list[str] | None = []
+    while type(term) is Struct and term.name == "." and len(term.args) == 2:
+        head = term.args[0]
+        stack.append(head)
+        if chars is not None:
+            if type(head) is Const and type(head.value) is int and 0 <= head.value <= 0x10FFFF:
+                chars.append(chr(head.value))
+            elif type(head) is Const and isinstance(head.value, str) and len(head.value) == 1:
+                chars.append(head.value)
+            else:
+                chars = None
+        term = term.args[1]
+    stack.append(term)
+    return None if chars is None else "".join(chars)
+
+
+def _called_goal(closure: Term, more: tuple[Term, ...]) -> Term | None:
+    """The goal ``call(closure, *more)`` runs, when ``closure`` is known (else None)."""
+    if type(closure) is Struct:
+        if closure.name == ":" and len(closure.args) == 2:
+            inner = _called_goal(closure.args[1], more)
+            return None if inner is None else Struct(":", (closure.args[0], inner))
+        return Struct(closure.name, (*closure.args, *more)) if more else closure
+    if type(closure) is Const and isinstance(closure.value, str):
+        return Struct(closure.value, more) if more else closure
+    return None
 
 
 def _module_problem(

@@ -14,7 +14,15 @@ from ilpkit.core.plugins import PluginSpec, hookimpl
 from ilpkit.plugins.backends import native, subprocess, swi
 from ilpkit.plugins.executors import dask_cluster, local, processes
 from ilpkit.plugins.formats import SPECS as FORMAT_SPECS
-from ilpkit.plugins.learners import boosting, ensembles, gleaner, single_theory, theory, tilde
+from ilpkit.plugins.learners import (
+    boosting,
+    ensembles,
+    gleaner,
+    gleanersrl,
+    single_theory,
+    theory,
+    tilde,
+)
 from ilpkit.plugins.scorers import SPECS as SCORER_SPECS
 from ilpkit.plugins.search import hillclimb, rrr, topdown
 
@@ -40,4 +48,6 @@ def ilpkit_register_plugins() -> list[PluginSpec[Any]]:
         single_theory.SPEC,
         tilde.SPEC,
         *FORMAT_SPECS,
+        gleanersrl.SPEC,
+        *gleanersrl.KERNEL_SPECS,
     ]

@@ -109,7 +109,8 @@ def export_program(task: Task, *, trust_data: bool = False) -> ExportedProgram:
             emit(_fact("$ilpkit_not_builtin", Const(key[0]), Const(key[1])), where)
     if trust_data:
         for d in task.directives:
-            emit(":- " + to_prolog(d.term, 1199) + ".", f"{d.location or 'directive'}")
+            where = str(d.location) if d.location else f"directive {to_prolog(d.term)}"
+            emit(":- " + to_prolog(directive_goal(d.term), 1199) + ".", where)
     for key in program.predicates():
         pi = f"{quote_atom(key[0])}/{key[1]}"
         if key in program.facts:
@@ -128,6 +129,13 @@ def export_program(task: Task, *, trust_data: bool = False) -> ExportedProgram:
     if first_string is not None and not _really_has_strings(task):
         first_string = None
     return ExportedProgram(HEADER + "\n".join(lines) + "\n", origins, first_string)
+
+
+def directive_goal(term: Term) -> Term:
+    """The goal of a directive as the reader keeps it (``:- G`` or ``?- G``, or ``G``)."""
+    if type(term) is Struct and term.name in (":-", "?-") and len(term.args) == 1:
+        return term.args[0]
+    return term
 
 
 RESERVED_PREFIXES: tuple[str, ...] = ("ilpkit_", "$ilpkit")

@@ -6,9 +6,11 @@
         ilpkit_engine(-Name, -Version)        the engine and its version, as atoms
         ilpkit_setup                          flags and stream encodings
         ilpkit_open_source(+File, -Stream)    open a program file (UTF-8)
-        ilpkit_message(+Error, -Text)         the engine's own message text for an error
         ilpkit_call_time_limited(:G, +Secs)   call G once; throw ilpkit_limit(time(Secs))
         ilpkit_call_step_limited(:G, +Steps)  call G once; throw ilpkit_limit(steps(Steps))
+        ilpkit_set_memory_limit(+MB)          bound the memory one query may take (none:
+                                              no bound), where the engine can; the query
+                                              then throws ilpkit_limit(memory(MB))
         ilpkit_defined(+Name, +Arity)         callable: defined, built-in or library
         ilpkit_declare_dynamic(+Name, +Arity) make an undefined predicate fail when called
         ilpkit_counter_set(+V), ilpkit_counter_get(-V)   one non-backtrackable global
@@ -19,6 +21,12 @@
     and optionally ilpkit_engine_predicate(+Name, +Arity): the engine has its own Name/Arity,
     to which it would add a program's clauses (YAP's Prolog-defined built-ins); and
     ilpkit_meta_call_bodies: coverage meta-calls clause bodies instead of asserting them.
+
+    Security: a term the data can build (a thrown ball, a directive's error) is never given
+    to a formatter as a format, to the engine's message translation, or to print/portray:
+    SWI-Prolog translates format(F, A) found in an error into format(F, A), where '~@' calls
+    a goal.  Errors become text through ilpkit_message/2 below, which writes every part of
+    the term with ~q (writeq, which calls nothing), and every handler is itself guarded.
 
     Core predicates (callable directly by an in-process backend):
 
@@ -235,6 +243,69 @@ ilpkit_between(Lo, Hi, Lo) :- Lo =< Hi.
 ilpkit_between(Lo, Hi, X) :- Lo < Hi, Lo1 is Lo + 1, ilpkit_between(Lo1, Hi, X).
 
 % --------------------------------------------------------------------------------------------
+% Error texts (the same on every engine)
+% --------------------------------------------------------------------------------------------
+
+% ilpkit_message(+Error, -Text): one line of text for an error term, never failing or
+% raising.  Error may hold anything the data built, so its parts are only ever written with
+% ~q: the formats below are ilpkit's own constants.  (SWI-Prolog's translate_message//1
+% would run format(F, A) for an error holding format(F, A), and '~@' in F calls a goal.)
+ilpkit_message(E, Text) :-
+    catch(ilpkit_message_text(E, Text0), _, fail), !,
+    Text = Text0.
+ilpkit_message(_, 'an error term that ilpkit cannot write').
+
+ilpkit_message_text(E, Text) :-
+    var(E), !,
+    Text = 'an unbound exception'.
+ilpkit_message_text(error(Formal, Context), Text) :- !,
+    ilpkit_formal_text(Formal, Text0),
+    ilpkit_context_text(Context, Text1),
+    atom_concat(Text0, Text1, Text).
+ilpkit_message_text(E, Text) :-
+    ilpkit_format_atom('Unknown exception: ~q', [E], Text).
+
+ilpkit_formal_text(F, Text) :-
+    var(F), !,
+    Text = 'Unknown error term: _'.
+ilpkit_formal_text(instantiation_error, Text) :- !,
+    Text = 'Arguments are not sufficiently instantiated'.
+ilpkit_formal_text(F, Text) :-
+    ilpkit_formal_format(F, Format, Args), !,
+    ilpkit_format_atom(Format, Args, Text).
+ilpkit_formal_text(F, Text) :-
+    ilpkit_format_atom('Unknown error term: ~q', [F], Text).
+
+ilpkit_formal_format(uninstantiation_error(C), 'Cannot unify ~q with a variable', [C]).
+ilpkit_formal_format(type_error(T, C), 'Type error: ~q expected, found ~q', [T, C]).
+ilpkit_formal_format(domain_error(D, C), 'Domain error: ~q expected, found ~q', [D, C]).
+ilpkit_formal_format(existence_error(procedure, PI), 'Unknown procedure: ~q', [PI]) :- !.
+ilpkit_formal_format(existence_error(K, C), 'Unknown ~q: ~q', [K, C]).
+ilpkit_formal_format(existence_error(K, C, In), 'Unknown ~q: ~q in ~q', [K, C, In]).
+ilpkit_formal_format(permission_error(A, T, C), 'No permission to ~q ~q ~q', [A, T, C]).
+ilpkit_formal_format(representation_error(R), 'Cannot represent due to ~q', [R]).
+ilpkit_formal_format(evaluation_error(E), 'Arithmetic: evaluation error: ~q', [E]).
+ilpkit_formal_format(resource_error(R), 'Not enough resources: ~q', [R]).
+ilpkit_formal_format(syntax_error(S), 'Syntax error: ~q', [S]).
+ilpkit_formal_format(system_error(S), 'System error: ~q', [S]).
+
+% context(Predicate, Message) as ISO and SWI-Prolog write it; any other context (SWI-Prolog's
+% stack_overflow dict, a stream position) is left out.
+ilpkit_context_text(C, Text) :-
+    nonvar(C),
+    C = context(P, M), !,
+    (   nonvar(P), P \== []
+    ->  ilpkit_format_atom(' (in ~q)', [P], T1)
+    ;   T1 = ''
+    ),
+    (   nonvar(M), M \== '', M \== []
+    ->  ilpkit_format_atom(' (~q)', [M], T2)
+    ;   T2 = ''
+    ),
+    atom_concat(T1, T2, Text).
+ilpkit_context_text(_, '').
+
+% --------------------------------------------------------------------------------------------
 % The read loop (subprocess backend)
 % --------------------------------------------------------------------------------------------
 
@@ -244,11 +315,25 @@ ilpkit_between(Lo, Hi, X) :- Lo < Hi, Lo1 is Lo + 1, ilpkit_between(Lo1, Hi, X).
 %                                       failure one e(Kind, Text, Culprit) line and no more
 %   answers(Goal, Max, Secs, Steps)     a(Answers) | e(Kind, Text, Culprit)
 %   defined(Name, Arity)                d(true) | d(false)
+%   limits(MB)                          ok (MB: memory bound of one query, or none)
 %   ping                                pong
 % Clauses is a list of c(Head, Body); Kind is limit (ilpkit's limits, resource errors) or error; Culprit is the Name/Arity of
 % an unknown procedure, else none; Secs is none or a number.  Output of user code goes to
 % user_error, so it cannot corrupt the answers.
+% Nothing escapes ilpkit_serve/0: the engine's own report of an uncaught error (the -g goal
+% of SWI-Prolog) would translate the term as a message.
 ilpkit_serve :-
+    catch(ilpkit_serve_loop, E, ilpkit_serve_died(E)).
+
+ilpkit_serve_died(E) :-
+    catch(( ilpkit_message(E, Text),
+            write(user_error, 'ilpkit server stopped: '),
+            write(user_error, Text),
+            nl(user_error) ),
+          _, true),
+    halt(2).
+
+ilpkit_serve_loop :-
     ilpkit_setup,
     current_output(Out),
     retractall('$ilpkit_reply_stream'(_)),
@@ -268,10 +353,17 @@ ilpkit_serve :-
     ).
 
 ilpkit_handle(Request) :-
-    (   catch(ilpkit_dispatch(Request), E, (ilpkit_reply_error(E), true))
+    (   catch(ilpkit_dispatch(Request), E, ilpkit_reply_error(E))
     ->  true
     ;   ilpkit_reply(e(error, 'the request failed', none))
     ).
+
+% ilpkit_reply_error(+E): the e/3 line for E; when that cannot be written (a resource error
+% while writing), a fixed one.
+ilpkit_reply_error(E) :-
+    catch(ilpkit_reply_error_(E), _, fail), !.
+ilpkit_reply_error(_) :-
+    ilpkit_reply(e(error, 'an error that ilpkit cannot write', none)).
 
 ilpkit_dispatch(load(File)) :- !,
     ilpkit_load(File, Problems),
@@ -287,6 +379,9 @@ ilpkit_dispatch(defined(Name, Arity)) :- !,
     ->  ilpkit_reply(d(true))
     ;   ilpkit_reply(d(false))
     ).
+ilpkit_dispatch(limits(MB)) :- !,
+    ilpkit_set_memory_limit(MB),
+    ilpkit_reply(ok).
 ilpkit_dispatch(ping) :- !,
     ilpkit_reply(pong).
 ilpkit_dispatch(Request) :-
@@ -315,15 +410,18 @@ ilpkit_reply(Term) :-
     nl(S),
     flush_output(S).
 
-ilpkit_reply_error(ilpkit_limit(What)) :- !,
+ilpkit_reply_error_(E) :-
+    nonvar(E),
+    E = ilpkit_limit(What), !,
     ilpkit_limit_text(What, Text),
     ilpkit_reply(e(limit, Text, none)).
-ilpkit_reply_error(E) :-
+ilpkit_reply_error_(E) :-
     nonvar(E),
-    E = error(resource_error(_), _), !,
+    E = error(Formal, _), nonvar(Formal),
+    Formal = resource_error(_), !,
     ilpkit_message(E, Text),
     ilpkit_reply(e(limit, Text, none)).
-ilpkit_reply_error(E) :-
+ilpkit_reply_error_(E) :-
     ilpkit_message(E, Text),
     (   nonvar(E),
         E = error(existence_error(procedure, Culprit), _)
@@ -333,11 +431,13 @@ ilpkit_reply_error(E) :-
     ilpkit_reply(e(error, Text, Culprit)).
 
 ilpkit_limit_text(time(Secs), Text) :- !,
-    ilpkit_format_atom('time limit of ~w s exceeded', [Secs], Text).
+    ilpkit_format_atom('time limit of ~q s exceeded', [Secs], Text).
 ilpkit_limit_text(steps(Steps), Text) :- !,
-    ilpkit_format_atom('inference limit of ~w exceeded', [Steps], Text).
+    ilpkit_format_atom('inference limit of ~q exceeded', [Steps], Text).
+ilpkit_limit_text(memory(MB), Text) :- !,
+    ilpkit_format_atom('memory limit of ~q MB exceeded', [MB], Text).
 ilpkit_limit_text(What, Text) :-
-    ilpkit_format_atom('~w', [What], Text).
+    ilpkit_format_atom('~q', [What], Text).
 
 % Integers only, so no engine's list syntax matters: c([1,2,3]).  Written character by
 % character: YAP 8.0.2 keeps about 370 bytes of every write/2 call (150 MB in 100 UW-CSE

@@ -34,12 +34,17 @@ class EngineTimeout(IlpkitError):
 class EngineProcess:
     """A running engine with its temporary directory; lines in, lines out."""
 
-    def __init__(self, command: list[str], workdir: Path) -> None:
+    def __init__(
+        self, command: list[str], workdir: Path, *, address_space_mb: int | None = None
+    ) -> None:
+        """Start ``command`` in ``workdir``; ``address_space_mb`` caps the engine's virtual
+        memory (``RLIMIT_AS``, where the platform has it): past it allocations fail and the
+        engine stops, instead of taking the machine's memory."""
         self.workdir = workdir
         self.stderr_path = workdir / "stderr.txt"
         with open(self.stderr_path, "wb") as err:
             self.popen = subprocess.Popen(
-                command,
+                _limited(command, address_space_mb),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=err,
@@ -125,6 +130,15 @@ class EngineProcess:
 
     def remove_workdir(self) -> None:
         lifecycle.remove_temp_dir(self.workdir)
+
+
+def _limited(command: list[str], mb: int | None) -> list[str]:
+    """``command`` started through ``sh -c 'ulimit -v KB; exec ...'`` so that its address
+    space is capped at ``mb`` MB (``RLIMIT_AS``; not a ``preexec_fn``, which is unsafe when
+    the parent runs threads); unchanged when ``mb`` is None or there is no ``/bin/sh``."""
+    if mb is None or not os.path.exists("/bin/sh"):
+        return command
+    return ["/bin/sh", "-c", f'ulimit -v {mb * 1024} && exec "$0" "$@"', *command]
 
 
 def _terminate(popen: subprocess.Popen[bytes]) -> None:

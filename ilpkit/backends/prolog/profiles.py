@@ -9,7 +9,9 @@ Quirks this encodes (measured with SWI-Prolog 9.0, GNU Prolog 1.4.5 and YAP 8.0.
 
 * SWI-Prolog: ``call_with_inference_limit/3`` and ``call_with_time_limit/2``
   (``library(time)``, used module-qualified so nothing is imported into ``user``);
-  messages are SWI's own text (``translate_message//1``); double quotes read as strings.
+  double quotes read as strings.  Error texts are ilpkit's own (``ilpkit_message/2`` in
+  the server), never SWI's message translation, which runs ``format/2`` terms found in the
+  error (``~@`` calls a goal).
 * GNU Prolog: no inference or time limit (the backend stops a slow query by killing and
   restarting the engine); no ``not/1``, ``ignore/1``, ``intersection/3``, ``plus/3``,
   ``sumlist/2`` (defined here); ``dynamic/1`` is a directive only; ``write_canonical/1``
@@ -33,6 +35,7 @@ Quirks this encodes (measured with SWI-Prolog 9.0, GNU Prolog 1.4.5 and YAP 8.0.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -66,6 +69,24 @@ class EngineProfile:
     for engines that leak memory per request (YAP 8.0.2's ``read_term/3`` keeps about 7 KB
     of every term it reads).  Checked every :data:`RSS_CHECK_EVERY` requests, on Linux."""
 
+    max_char_code: int | None = None
+    """The engine holds text as bytes (GNU Prolog 1.4.5: atoms of codes 0-255, files read
+    byte by byte, so UTF-8 ``'ü'`` would become the two-character atom ``'Ã¼'``): ilpkit
+    then writes every non-ASCII character of the program and of each request as the ISO
+    escape ``\\xHH\\`` (the engine writes them back the same way), and refuses text with a
+    character above this code.  None: the engine reads UTF-8."""
+
+    lacks: frozenset[tuple[str, int]] = frozenset()
+    """Allow-listed built-ins the engine has not and ilpkit does not define for it
+    (``ilpkit_compat/2``): a program calling one is refused at load, with its location."""
+    lacks_why: str = ""
+    """Why (shown with the refusal)."""
+    address_space_limit: bool = False
+    """The backend may cap the engine's address space (``memory_limit_mb``): measured to
+    start and run under the cap (SWI-Prolog, GNU Prolog)."""
+    bounded_between: bool = False
+    """``between/3`` takes no ``inf`` upper bound (GNU Prolog raises a type error)."""
+
     def command(self, executable: str, server: str) -> list[str]:
         goal = "ilpkit_serve, halt"
         return [executable, *(a.format(server=server, goal=goal) for a in self.server_args)]
@@ -84,20 +105,80 @@ ilpkit_engine(swipl, Version) :-
 ilpkit_open_source(File, Stream) :-
     open(File, read, Stream, [encoding(utf8)]).
 
-ilpkit_message(E, Text) :-
-    catch(( '$messages':translate_message(E, Lines, []),
-            with_output_to(string(S), print_message_lines(current_output, '', Lines)),
-            split_string(S, "", "\n ", [Trimmed]),
-            atom_string(Text, Trimmed) ),
-          _,
-          format(atom(Text), '~q', [E])).
-
-ilpkit_call_time_limited(Goal, none) :- !,
-    once(Goal).
 ilpkit_call_time_limited(Goal, Secs) :-
-    %MODULE%catch(time:call_with_time_limit(Secs, %GOAL%),
+    %MODULE%ilpkit_call_memory_limited(ilpkit_call_within(%GOAL%, Secs)).
+
+ilpkit_call_within(Goal, none) :- !,
+    once(Goal).
+ilpkit_call_within(Goal, Secs) :-
+    catch(time:call_with_time_limit(Secs, Goal),
           time_limit_exceeded,
           throw(ilpkit_limit(time(Secs)))).
+
+% The memory bound: an alarm (library(time), as call_with_time_limit/2) looks at the
+% process's resident memory every 50 ms of the query and throws ilpkit_limit(memory(MB))
+% once it grew by more than MB since the query started.  It catches what SWI-Prolog's stack
+% limit does not: atoms (atom_concat/3 loops) and big-integer temporaries, which live outside
+% the stacks, and it needs no limit on the whole process (in process, the host's).  A runaway
+% is stopped at the first check past the bound: by then a doubling atom or integer may have
+% taken twice the bound.
+ilpkit_set_memory_limit(MB) :-
+    ilpkit_memory_key(Key),
+    nb_setval(Key, MB).
+
+% One bound per task module (several swi backends can share a process).
+ilpkit_memory_key(Key) :-
+    context_module(M),
+    atom_concat(ilpkit_memory_limit_, M, Key).
+
+ilpkit_call_memory_limited(Goal) :-
+    ilpkit_memory_key(Key),
+    (   catch(nb_getval(Key, MB), _, fail),
+        number(MB),
+        ilpkit_rss(R0),
+        R0 > 0
+    ->  Limit is R0 + MB * 1048576,
+        context_module(M),
+        catch(setup_call_cleanup(
+                  ilpkit_memory_watch(M, Limit, MB),
+                  once(Goal),
+                  ilpkit_memory_unwatch),
+              ilpkit_limit(memory(MB)),
+              ( garbage_collect, garbage_collect_atoms,
+                throw(ilpkit_limit(memory(MB))) ))
+    ;   once(Goal)
+    ).
+
+ilpkit_memory_watch(M, Limit, MB) :-
+    time:alarm(0.05, M:ilpkit_memory_tick(Limit, MB), Id, [remove(false)]),
+    nb_setval(ilpkit_memory_alarm, Id).
+
+ilpkit_memory_unwatch :-
+    nb_getval(ilpkit_memory_alarm, Id),
+    nb_setval(ilpkit_memory_alarm, none),
+    catch(time:remove_alarm(Id), _, true).
+
+ilpkit_memory_tick(Limit, MB) :-
+    ilpkit_rss(R),
+    (   R > Limit
+    ->  throw(ilpkit_limit(memory(MB)))
+    ;   nb_getval(ilpkit_memory_alarm, Id),
+        Id \== none
+    ->  time:uninstall_alarm(Id),
+        time:install_alarm(Id, 0.05)
+    ;   true
+    ).
+
+% Resident memory of this process in bytes (Linux /proc; 0 when unknown: no bound).
+ilpkit_rss(Bytes) :-
+    catch(( setup_call_cleanup(open('/proc/self/statm', read, S),
+                               read_line_to_codes(S, Codes),
+                               close(S)),
+            split_string(Codes, " ", "", [_, Resident|_]),
+            number_string(Pages, Resident) ),
+          _, fail), !,
+    Bytes is Pages * 4096.
+ilpkit_rss(0).
 
 ilpkit_call_step_limited(Goal, none) :- !,
     once(Goal).
@@ -146,6 +227,8 @@ _SWIPL_OWN_SETUP: Final = r"""
 ilpkit_setup :-
     set_prolog_flag(unknown, error),
     set_prolog_flag(double_quotes, string),
+    % text the data parses (term_to_atom/2) must not call a quasi-quotation parser
+    catch(set_prolog_flag(quasi_quotations, false), _, true),
     set_stream(user_input, encoding(utf8)),
     set_stream(user_output, encoding(utf8)),
     set_stream(user_error, encoding(utf8)).
@@ -168,6 +251,175 @@ ilpkit_compat(intersection/3, [
     (intersection([X|Xs], Ys, Zs) :-
         (memberchk(X, Ys) -> Zs = [X|Zs1] ; Zs = Zs1),
         intersection(Xs, Ys, Zs1))]).
+ilpkit_compat(numlist/3, [
+    (numlist(L, H, R) :- ilpkit_must_be_integer(L, numlist/3),
+                         ilpkit_must_be_integer(H, numlist/3),
+                         L =< H, ilpkit_numlist(L, H, R))]).
+ilpkit_compat(term_to_atom/2, [
+    (term_to_atom(T, A) :- atom(A), !, atom_concat(A, ' .', A1),
+                           read_term_from_atom(A1, T0, []), T = T0),
+    (term_to_atom(T, A) :- var(A), !, writeq_to_atom(A, T)),
+    (term_to_atom(_, A) :- throw(error(type_error(atom, A), term_to_atom/2)))]).
+ilpkit_compat(append/2, [
+    (append(Ls, L) :- ilpkit_append_all(Ls, L))]).
+ilpkit_compat(atom_number/2, [
+    (atom_number(A, N) :- atom(A), !, atom_codes(A, Cs),
+                          catch(number_codes(N0, Cs), _, fail), N = N0),
+    (atom_number(A, N) :- var(A), number(N), !, number_codes(N, Cs), atom_codes(A, Cs)),
+    (atom_number(A, _) :- var(A), !, throw(error(instantiation_error, atom_number/2))),
+    (atom_number(A, _) :- throw(error(type_error(atom, A), atom_number/2)))]).
+ilpkit_compat(atomic_list_concat/2, [
+    (atomic_list_concat(L, A) :- ilpkit_concat_all(L, '', A))]).
+ilpkit_compat(atomic_list_concat/3, [
+    (atomic_list_concat(L, Sep, A) :- atom(Sep), Sep \== '', var(L), atom(A), !,
+                                      ilpkit_split_atom(A, Sep, L)),
+    (atomic_list_concat(L, Sep, A) :- ilpkit_concat_all(L, Sep, A))]).
+ilpkit_compat(list_to_set/2, [
+    (list_to_set(L, S) :- ilpkit_list_to_set(L, [], S))]).
+ilpkit_compat(max_member/2, [
+    (max_member(M, [H|T]) :- ilpkit_extreme(T, @>, H, M0), M = M0)]).
+ilpkit_compat(min_member/2, [
+    (min_member(M, [H|T]) :- ilpkit_extreme(T, @<, H, M0), M = M0)]).
+ilpkit_compat(nextto/3, [
+    (nextto(X, Y, [X, Y|_])),
+    (nextto(X, Y, [_|T]) :- nextto(X, Y, T))]).
+ilpkit_compat(pairs_keys_values/3, [
+    (pairs_keys_values([], [], [])),
+    (pairs_keys_values([K-V|Ps], [K|Ks], [V|Vs]) :- pairs_keys_values(Ps, Ks, Vs))]).
+ilpkit_compat(pairs_keys/2, [
+    (pairs_keys([], [])),
+    (pairs_keys([K-_|Ps], [K|Ks]) :- pairs_keys(Ps, Ks))]).
+ilpkit_compat(pairs_values/2, [
+    (pairs_values([], [])),
+    (pairs_values([_-V|Ps], [V|Vs]) :- pairs_values(Ps, Vs))]).
+ilpkit_compat(proper_length/2, [
+    (proper_length(L, N) :- list(L), length(L, N))]).
+ilpkit_compat(select/4, [
+    (select(X, [X|T], Y, [Y|T])),
+    (select(X, [H|T], Y, [H|T2]) :- select(X, T, Y, T2))]).
+ilpkit_compat(selectchk/3, [
+    (selectchk(X, L, R) :- select(X, L, R), !)]).
+ilpkit_compat(union/3, [
+    (union([], L, L) :- !),
+    (union([H|T], L, R) :- memberchk(H, L), !, union(T, L, R)),
+    (union([H|T], L, [H|R]) :- union(T, L, R))]).
+ilpkit_compat(include/3, [
+    (include(_, [], [])),
+    (include(P, [X|Xs], R) :- ( call(P, X) -> R = [X|R1] ; R = R1 ), include(P, Xs, R1))]).
+ilpkit_compat(exclude/3, [
+    (exclude(_, [], [])),
+    (exclude(P, [X|Xs], R) :- ( call(P, X) -> R = R1 ; R = [X|R1] ), exclude(P, Xs, R1))]).
+ilpkit_compat(partition/4, [
+    (partition(_, [], [], [])),
+    (partition(P, [X|Xs], I, E) :-
+        ( call(P, X) -> I = [X|I1], E = E1 ; I = I1, E = [X|E1] ),
+        partition(P, Xs, I1, E1))]).
+ilpkit_compat(foldl/4, [
+    (foldl(_, [], V, V)),
+    (foldl(G, [X|Xs], V0, V) :- call(G, X, V0, V1), foldl(G, Xs, V1, V))]).
+ilpkit_compat(foldl/5, [
+    (foldl(_, [], [], V, V)),
+    (foldl(G, [X|Xs], [Y|Ys], V0, V) :- call(G, X, Y, V0, V1), foldl(G, Xs, Ys, V1, V))]).
+ilpkit_compat(foldl/6, [
+    (foldl(_, [], [], [], V, V)),
+    (foldl(G, [X|Xs], [Y|Ys], [Z|Zs], V0, V) :-
+        call(G, X, Y, Z, V0, V1), foldl(G, Xs, Ys, Zs, V1, V))]).
+ilpkit_compat((?=)/2, [
+    (?=(A, B) :- ( A == B -> true ; \+ A = B ))]).
+ilpkit_compat((^)/2, [
+    (^(_, G) :- call(G))]).
+ilpkit_compat((:)/2, [
+    (:(_, G) :- call(G))]).
+ilpkit_compat(string/1, [
+    (string(_) :- fail)]).
+ilpkit_compat(upcase_atom/2, [
+    (upcase_atom(A, U) :- ilpkit_case_atom(A, upper, U))]).
+ilpkit_compat(downcase_atom/2, [
+    (downcase_atom(A, D) :- ilpkit_case_atom(A, lower, D))]).
+ilpkit_compat(aggregate_all/3, [
+    (aggregate_all(count, G, C) :- !, findall(x, G, L), length(L, C)),
+    (aggregate_all(sum(E), G, S) :- !, findall(E, G, L), ilpkit_sum(L, 0, S)),
+    (aggregate_all(max(E), G, M) :- !, findall(E, G, L), L = [H|T], ilpkit_fold_max(T, H, M)),
+    (aggregate_all(min(E), G, M) :- !, findall(E, G, L), L = [H|T], ilpkit_fold_min(T, H, M)),
+    (aggregate_all(bag(T), G, L) :- !, findall(T, G, L)),
+    (aggregate_all(set(T), G, S) :- !, findall(T, G, L), sort(L, S)),
+    (aggregate_all(Spec, _, _) :-
+        throw(error(domain_error(aggregate_spec, Spec), aggregate_all/3)))]).
+
+% Helpers of the definitions above (portable Prolog).
+ilpkit_must_be_integer(X, _) :- integer(X), !.
+ilpkit_must_be_integer(X, P) :- var(X), !, throw(error(instantiation_error, P)).
+ilpkit_must_be_integer(X, P) :- throw(error(type_error(integer, X), P)).
+
+ilpkit_numlist(H, H, [H]) :- !.
+ilpkit_numlist(L, H, [L|T]) :- L1 is L + 1, ilpkit_numlist(L1, H, T).
+
+ilpkit_append_all([], []).
+ilpkit_append_all([L|Ls], As) :- append(L, Ws, As), ilpkit_append_all(Ls, Ws).
+
+ilpkit_concat_all(L, Sep, A) :-
+    ilpkit_atomic_codes(L, Sep, Cs), atom_codes(A0, Cs), A = A0.
+
+ilpkit_atomic_codes([], _, []).
+ilpkit_atomic_codes([X|Xs], Sep, Cs) :-
+    ilpkit_text_codes(X, C1),
+    (   Xs == []
+    ->  Cs = C1
+    ;   ilpkit_text_codes(Sep, S), ilpkit_atomic_codes(Xs, Sep, C2),
+        append(S, C2, C3), append(C1, C3, Cs)
+    ).
+
+ilpkit_text_codes(X, _) :- var(X), !, throw(error(instantiation_error, atomic_list_concat/3)).
+ilpkit_text_codes(X, Cs) :- atom(X), !, atom_codes(X, Cs).
+ilpkit_text_codes(X, Cs) :- number(X), !, number_codes(X, Cs).
+ilpkit_text_codes(X, _) :- throw(error(type_error(atomic, X), atomic_list_concat/3)).
+
+ilpkit_split_atom(A, Sep, L) :-
+    atom_codes(A, Cs), atom_codes(Sep, Ss), ilpkit_split_codes(Cs, Ss, L).
+
+ilpkit_split_codes(Cs, Ss, [W|Ws]) :-
+    (   append(Before, Rest, Cs), append(Ss, After, Rest)
+    ->  atom_codes(W, Before), ilpkit_split_codes(After, Ss, Ws)
+    ;   atom_codes(W, Cs), Ws = []
+    ).
+
+ilpkit_list_to_set([], _, []).
+ilpkit_list_to_set([X|Xs], Seen, S) :-
+    (   ilpkit_memberchk_eq(X, Seen)
+    ->  S = S1
+    ;   S = [X|S1]
+    ),
+    ilpkit_list_to_set(Xs, [X|Seen], S1).
+
+ilpkit_memberchk_eq(X, [Y|Ys]) :- ( X == Y -> true ; ilpkit_memberchk_eq(X, Ys) ).
+
+ilpkit_extreme([], _, M, M).
+ilpkit_extreme([X|Xs], Op, M0, M) :-
+    Test =.. [Op, X, M0],
+    (   call(Test) -> ilpkit_extreme(Xs, Op, X, M) ; ilpkit_extreme(Xs, Op, M0, M) ).
+
+ilpkit_sum([], S, S).
+ilpkit_sum([X|Xs], S0, S) :- S1 is S0 + X, ilpkit_sum(Xs, S1, S).
+
+ilpkit_fold_max([], M, M).
+ilpkit_fold_max([X|Xs], M0, M) :- M1 is max(M0, X), ilpkit_fold_max(Xs, M1, M).
+
+ilpkit_fold_min([], M, M).
+ilpkit_fold_min([X|Xs], M0, M) :- M1 is min(M0, X), ilpkit_fold_min(Xs, M1, M).
+
+% ASCII and Latin-1 letters (the characters GNU Prolog holds, see max_char_code).
+ilpkit_case_atom(A, _, _) :- var(A), !, throw(error(instantiation_error, upcase_atom/2)).
+ilpkit_case_atom(A, Case, B) :-
+    ilpkit_text_codes(A, Cs), ilpkit_case_codes(Cs, Case, Ds), atom_codes(B0, Ds), B = B0.
+
+ilpkit_case_codes([], _, []).
+ilpkit_case_codes([C|Cs], Case, [D|Ds]) :-
+    ilpkit_case_code(Case, C, D), ilpkit_case_codes(Cs, Case, Ds).
+
+ilpkit_case_code(upper, C, D) :-
+    (   ( C >= 0'a, C =< 0'z ; C >= 224, C =< 254, C =\= 247 ) -> D is C - 32 ; D = C ).
+ilpkit_case_code(lower, C, D) :-
+    (   ( C >= 0'A, C =< 0'Z ; C >= 192, C =< 222, C =\= 215 ) -> D is C + 32 ; D = C ).
 """
 
 _GPROLOG_PRELUDE: Final = (
@@ -181,9 +433,6 @@ ilpkit_setup :-
 
 ilpkit_open_source(File, Stream) :-
     open(File, read, Stream).
-
-ilpkit_message(E, Text) :-
-    format_to_atom(Text, '~q', [E]).
 
 % No limits inside GNU Prolog: the backend enforces the time limit from outside.
 ilpkit_call_time_limited(Goal, _) :-
@@ -210,6 +459,10 @@ ilpkit_declare_dynamic(Name, Arity) :-
     functor(Head, Name, Arity),
     assertz(Head),
     retract(Head).
+
+% No memory watch inside GNU Prolog: its stacks and atom table have fixed sizes, and the
+% backend bounds the process's address space.
+ilpkit_set_memory_limit(_).
 
 ilpkit_counter_set(V) :- g_assign(ilpkit_counter, V).
 ilpkit_counter_get(V) :- g_read(ilpkit_counter, V).
@@ -268,9 +521,6 @@ ilpkit_setup :-
 ilpkit_open_source(File, Stream) :-
     open(File, read, Stream).
 
-ilpkit_message(E, Text) :-
-    format(atom(Text), '~q', [E]).
-
 ilpkit_call_time_limited(Goal, none) :- !,
     once(Goal).
 ilpkit_call_time_limited(Goal, Secs) :-
@@ -283,6 +533,9 @@ ilpkit_call_time_limited(Goal, Secs) :-
 
 ilpkit_call_step_limited(Goal, _) :-
     call(Goal), !.
+
+% No memory watch inside YAP (not measured).
+ilpkit_set_memory_limit(_).
 
 ilpkit_defined(Name, Arity) :-
     current_predicate(Name/Arity), !.
@@ -309,6 +562,13 @@ ilpkit_engine_predicate(Name, Arity) :-
 ilpkit_meta_call_bodies.
 """ + _yap_library_compat()
 
+_GPROLOG_LACKS: Final = (
+    "atom_string/2 number_string/2 split_string/4 string_chars/2 string_code/3 string_codes/2 "
+    "string_concat/3 string_length/2 string_lower/2 string_to_atom/2 string_upper/2 "
+    "sub_string/5 term_string/2 blob/2 sort/4 predsort/3"
+)
+"""Allow-listed built-ins GNU Prolog 1.4.5 lacks and ``_GPROLOG_COMPAT`` does not define."""
+
 PROFILES: Final[dict[str, EngineProfile]] = {
     "swipl": EngineProfile(
         name="swipl",
@@ -319,6 +579,7 @@ PROFILES: Final[dict[str, EngineProfile]] = {
         step_limit=True,
         strings=True,
         answer_double_quotes="string",
+        address_space_limit=True,
     ),
     "gprolog": EngineProfile(
         name="gprolog",
@@ -329,6 +590,14 @@ PROFILES: Final[dict[str, EngineProfile]] = {
         step_limit=False,
         strings=False,
         answer_double_quotes="codes",
+        max_char_code=0xFF,
+        lacks=frozenset(
+            (name, int(arity))
+            for name, _, arity in (pi.rpartition("/") for pi in _GPROLOG_LACKS.split())
+        ),
+        lacks_why="GNU Prolog has no strings, and ilpkit defines no replacement for it",
+        bounded_between=True,
+        address_space_limit=True,
     ),
     "yap": EngineProfile(
         name="yap",
@@ -342,6 +611,30 @@ PROFILES: Final[dict[str, EngineProfile]] = {
         restart_rss_mb=1024,
     ),
 }
+
+
+_NON_ASCII: Final = re.compile(r"[^\x00-\x7f]")
+
+
+def ascii_text(text: str) -> str:
+    """``text`` with every non-ASCII character written as the ISO escape ``\\xHH\\``.
+
+    Sound for ilpkit's Prolog text only: :func:`~ilpkit.core.terms.to_prolog` quotes every
+    atom holding a non-ASCII character, and strings are quoted, so such characters occur
+    only between quotes, where the escape means the same character."""
+    if text.isascii():
+        return text
+    return _NON_ASCII.sub(lambda m: f"\\x{ord(m.group(0)):x}\\", text)
+
+
+def beyond(text: str, limit: int) -> tuple[int, str] | None:
+    """The first character of ``text`` above code ``limit``, with its index; None if none."""
+    if text.isascii():
+        return None
+    for i, c in enumerate(text):
+        if ord(c) > limit:
+            return i, c
+    return None
 
 
 def server_source(engine: str) -> str:

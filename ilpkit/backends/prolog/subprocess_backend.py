@@ -44,6 +44,8 @@ from ilpkit.backends.prolog.profiles import (
     PROFILES,
     RSS_CHECK_EVERY,
     EngineProfile,
+    ascii_text,
+    beyond,
     server_source,
 )
 from ilpkit.core.coverage import Coverage
@@ -86,6 +88,15 @@ class SubprocessOptions(BackendOptions):
         default=120.0,
         gt=0,
         description="Seconds allowed for starting the engine and loading data.",
+    )
+    memory_limit_mb: float | None = Field(
+        default=1024.0,
+        gt=0,
+        description="Memory one query may take (MB).  swipl: the growth of the engine's "
+        "resident memory during a query, checked every 50 ms (atoms and big integers "
+        "included), a clean resource-limit error; every engine but yap: the engine process's "
+        "address space is also capped at 2 x this + 1024 MB, past which it is restarted and "
+        "the query is a resource-limit error.  None = unlimited.",
     )
     guard_seconds: float | None = Field(
         default=60.0,
@@ -138,6 +149,7 @@ class SubprocessBackend(Backend):
     # -- lifecycle ------------------------------------------------------------------------------
     def _load(self, task: Task) -> None:
         exported = export_program(task, trust_data=self.options.trust_data)
+        self._check_gaps(task)
         if exported.first_string is not None and not self.profile.strings:
             raise DataError(
                 f"{exported.first_string}: the data has double-quoted strings, which "
@@ -146,7 +158,7 @@ class SubprocessBackend(Backend):
         self.close()
         self._workdir = EngineProcess.new_workdir()
         weakref.finalize(self, shutil.rmtree, self._workdir, True)
-        (self._workdir / "program.pl").write_text(exported.text, encoding="utf-8")
+        (self._workdir / "program.pl").write_text(self._wire(exported.text, exported), "utf-8")
         (self._workdir / "ilpkit_server.pl").write_text(
             server_source(self.profile.name), encoding="utf-8"
         )
@@ -154,26 +166,91 @@ class SubprocessBackend(Backend):
         self._defined = {}
         self._start()
 
+    def _check_gaps(self, task: Task) -> None:
+        """Refuse, with their locations, calls of allow-listed built-ins the engine lacks
+        (``EngineProfile.lacks``) and ``between(_, inf, _)`` on an engine whose between/3 is
+        bounded, rather than fail later with an existence or type error."""
+        profile = self.profile
+        if not profile.lacks and not profile.bounded_between:
+            return
+        own = set(task.program.predicates()) | task.program.dynamic
+        found: list[str] = []
+        for key, clauses in task.program.clauses.items():
+            for sc in clauses:
+                for goal in _body_goals(sc.clause.body):
+                    gkey = indicator(goal)
+                    if gkey in own:
+                        continue
+                    where = str(sc.location) if sc.location else f"a clause of {key[0]}/{key[1]}"
+                    if gkey in profile.lacks:
+                        found.append(
+                            f"{where}: {gkey[0]}/{gkey[1]} is not available on "
+                            f"{profile.name} ({profile.lacks_why})"
+                        )
+                    elif (
+                        profile.bounded_between
+                        and gkey == ("between", 3)
+                        and type(goal) is Struct
+                        and goal.args[1] in (Const("inf"), Const("infinite"))
+                    ):
+                        found.append(
+                            f"{where}: between/3 with the upper bound {to_prolog(goal.args[1])} "
+                            f"is not available on {profile.name} (its between/3 takes integers "
+                            "only)"
+                        )
+        if found:
+            shown = "\n".join(found[:20]) + ("\n..." if len(found) > 20 else "")
+            raise DataError(
+                f"{shown}\nuse the swipl engine, or the swi or native backend "
+                "(docs/backends.md lists what each engine lacks)"
+            )
+
+    def _wire(self, text: str, exported: ExportedProgram | None = None) -> str:
+        """``text`` as the engine can read it: escaped to ASCII for an engine that reads
+        bytes (``EngineProfile.max_char_code``); a character it cannot hold is a
+        :class:`DataError` (located in the data for the program text)."""
+        limit = self.profile.max_char_code
+        if limit is None:
+            return text
+        found = beyond(text, limit)
+        if found is not None:
+            i, c = found
+            where = ""
+            if exported is not None:
+                where = exported.origin(text.count("\n", 0, i)) + ": "
+            raise DataError(
+                f"{where}the character {c!r} (U+{ord(c):04X}) is beyond what "
+                f"{self.profile.name} can hold (character codes up to {limit}); use the "
+                "swipl engine, or the swi or native backend"
+            )
+        return ascii_text(text)
+
     def _start(self) -> None:
         """Start the engine and load the program (also used to restart it)."""
         assert self._workdir is not None and self._exported is not None
         if self._engine is not None:
             self._engine.kill()
         command = self.profile.command(self.executable(), "ilpkit_server.pl")
-        engine = EngineProcess(command, self._workdir)
+        limit = self.opts.memory_limit_mb
+        address_mb = None
+        if limit is not None and self.profile.address_space_limit:
+            address_mb = int(2 * limit + 1024)
+        engine = EngineProcess(command, self._workdir, address_space_mb=address_mb)
         self._engine = engine
         timeout = self.opts.startup_timeout
         try:
             self.version = _wait_ready(engine, timeout)
             engine.send("load('program.pl').\n")
             reply = self._parse(engine.read_line(timeout))
+            engine.send(f"limits({'none' if limit is None else repr(float(limit))}).\n")
+            limits_reply = engine.read_line(timeout)
         except (EngineDied, EngineTimeout) as exc:
             engine.kill()
             self._engine = None
             raise BackendUnavailable(
                 f"{self.profile.name} did not start: {exc}\ncommand: {' '.join(command)}"
             ) from None
-        if type(reply) is not Struct or reply.name != "loaded":
+        if type(reply) is not Struct or reply.name != "loaded" or limits_reply != "ok.":
             engine.kill()
             self._engine = None
             raise PrologEngineError(f"{self.profile.name}: unexpected answer to load: {reply}")
@@ -249,7 +326,8 @@ class SubprocessBackend(Backend):
             ) from None
         except EngineDied as exc:
             self._restart()
-            if "overflow" in str(exc) or "out of memory" in str(exc).lower():
+            text = str(exc).lower()
+            if any(w in text for w in ("overflow", "out of memory", "allocate memory")):
                 raise ResourceLimitExceeded(
                     f"{self.profile.name} ran out of memory ({what}); it was restarted. {exc}"
                 ) from None
@@ -314,7 +392,7 @@ class SubprocessBackend(Backend):
         _, wait, secs, steps = self._limits()
         limit = "inf" if max_answers is None else str(int(max_answers))
         what = f"goal: {to_prolog(goal)}"
-        engine.send(f"answers({to_prolog(goal, 999)},{limit},{secs},{steps}).\n")
+        engine.send(self._wire(f"answers({to_prolog(goal, 999)},{limit},{secs},{steps}).\n"))
         reply = self._parse(self._read(engine, wait, what))
         if type(reply) is Struct and reply.name == "a" and len(reply.args) == 1:
             items, _ = list_items(reply.args[0])
@@ -350,7 +428,8 @@ class SubprocessBackend(Backend):
                 c = clauses[i].canonical()
                 body = conjunction(c.body)
                 texts.append(to_prolog(Struct("c", (c.head, body)), 999))
-            engine.send(f"cover([{','.join(texts)}],{_intervals(among)},{secs},{steps}).\n")
+            request = f"cover([{','.join(texts)}],{_intervals(among)},{secs},{steps}).\n"
+            engine.send(self._wire(request))
             for i in send:
                 what = f"clause: {describe_clause(clauses[i])}"
                 line = self._read(engine, wait, what)
@@ -384,7 +463,7 @@ class SubprocessBackend(Backend):
 
     def _ask_defined(self, key: tuple[str, int]) -> bool:
         engine = self._running()
-        engine.send(f"defined({to_prolog(Const(key[0]), 999)},{key[1]}).\n")
+        engine.send(self._wire(f"defined({to_prolog(Const(key[0]), 999)},{key[1]}).\n"))
         reply = self._parse(self._read(engine, self.opts.startup_timeout, "defined/2"))
         return reply == Struct("d", (Const("true"),))
 
@@ -430,6 +509,37 @@ def _wait_ready(engine: EngineProcess, timeout: float) -> str:
         if line.startswith("ilpkit_ready("):
             m = re.match(r"ilpkit_ready\([^,]*,'?([^')]*)'?\)\.", line)
             return m.group(1) if m else ""
+
+
+def _body_goals(body: Sequence[Term]) -> list[Term]:
+    """The callable goals of ``body`` and, recursively, of its control constructs and
+    meta-predicate goal arguments (``safety.META_ARGS``), closures completed when known."""
+    from ilpkit.core.safety import META_ARGS
+
+    out: list[Term] = []
+    stack = list(reversed(body))
+    while stack:
+        goal = stack.pop()
+        if not (type(goal) is Struct or (type(goal) is Const and isinstance(goal.value, str))):
+            continue
+        out.append(goal)
+        if type(goal) is Struct:
+            for i, add in META_ARGS.get((goal.name, len(goal.args)), ()):
+                if i < len(goal.args) and add == 0:
+                    stack.append(goal.args[i])
+                elif i < len(goal.args) and type(goal.args[i]) in (Struct, Const):
+                    stack.append(_closure(goal.args[i], add))
+    return out
+
+
+def _closure(term: Term, add: int) -> Term:
+    """``term`` with ``add`` more (fresh) arguments: the goal a meta-predicate calls."""
+    extra = tuple(Var(f"_C{i}") for i in range(add))
+    if type(term) is Struct:
+        return Struct(term.name, term.args + extra)
+    if type(term) is Const and isinstance(term.value, str):
+        return Struct(term.value, extra) if extra else term
+    return term
 
 
 def _intervals(among: Coverage | None) -> str:

@@ -85,6 +85,14 @@ class SwiOptions(BackendOptions):
         "pyswip (older SWI-Prolog, e.g. Debian's 9.0.4), or auto (janus when it works, "
         "else pyswip; the bridge already running in this process, if any).",
     )
+    memory_limit_mb: float | None = Field(
+        default=1024.0,
+        gt=0,
+        description="Memory one query may take (MB): the growth of this process's resident "
+        "memory while SWI-Prolog answers it, checked every 50 ms (atoms and big integers "
+        "included); a query past it is a resource-limit error and the backend stays usable. "
+        "None = unlimited.",
+    )
     janus_home: str | None = Field(
         default=None,
         description="SWI-Prolog home for janus (the directory with boot.prc); default "
@@ -104,9 +112,12 @@ REQUESTS: Final = r"""
 %   cover(Clauses, Among, Secs, Steps)  c followed by each clause's ids, "1,2,3;;4"
 %   answers(Goal, Max, Secs, Steps)     a(Answers)
 %   defined(Name, Arity)                dtrue | dfalse
+%   limits(MB)                          ok
 % or, on an error, e(Kind, Text, Culprit, Index): Culprit is the Name/Arity of an unknown
 % procedure, thrown for a term that is no error(_, _), else none; Index is the clause of a
 % batch, else -1.
+% Nothing escapes: a Prolog exception reaching the bridge would be turned into a message
+% by SWI-Prolog's message translation (see ilpkit_message/2 in the server for why not).
 ilpkit_swi_request(Text, Reply) :-
     (   catch(( term_string(Request, Text),
                 ilpkit_swi_handle(Request, Reply0) ),
@@ -131,6 +142,8 @@ ilpkit_swi_handle(cover(Clauses, Among, Secs, Steps), Reply) :- !,
 ilpkit_swi_handle(answers(Goal, Max, Secs, Steps), Reply) :- !,
     ilpkit_call_time_limited(ilpkit_answers(Goal, Max, Steps, Answers), Secs),
     ilpkit_swi_canonical(a(Answers), Reply).
+ilpkit_swi_handle(limits(MB), "ok") :- !,
+    ilpkit_set_memory_limit(MB).
 ilpkit_swi_handle(defined(Name, Arity), Reply) :- !,
     (   ilpkit_defined(Name, Arity)
     ->  Reply = "dtrue"
@@ -154,12 +167,17 @@ ilpkit_swi_cover([c(Head, Body)|Clauses], I, Among, Secs, Steps, Parts, Error) :
     ).
 
 ilpkit_swi_error(E, Index, Reply) :-
-    ilpkit_swi_classify(E, Kind, Text, Culprit),
-    ilpkit_swi_canonical(e(Kind, Text, Culprit, Index), Reply).
+    catch(( ilpkit_swi_classify(E, Kind, Text, Culprit),
+            ilpkit_swi_canonical(e(Kind, Text, Culprit, Index), Reply0) ),
+          _, fail), !,
+    Reply = Reply0.
+ilpkit_swi_error(_, Index, Reply) :-
+    format(string(Reply), "e(error,'an error that ilpkit cannot write',none,~q)", [Index]).
 
 ilpkit_swi_classify(E, error, 'an unbound exception', none) :-
     var(E), !.
-ilpkit_swi_classify(ilpkit_limit(What), limit, Text, none) :- !,
+ilpkit_swi_classify(E, limit, Text, none) :-
+    E = ilpkit_limit(What), !,
     ilpkit_limit_text(What, Text).
 ilpkit_swi_classify(E, limit, Text, none) :-
     E = error(Formal, _), nonvar(Formal), Formal = resource_error(_), !,
@@ -563,6 +581,8 @@ class SwiBackend(Backend):
             raise PrologEngineError(f"SWI-Prolog: unexpected answer to load: {reply[:300]}")
         self._load_problems(list_items(term.args[0])[0])
         self.version = self._version()
+        limit = self.opts.memory_limit_mb
+        self._request(f"limits({'none' if limit is None else repr(float(limit))})", "limits")
 
     def _version(self) -> str:
         reply = self._request("answers(ilpkit_engine(_, _), 1, none, none)", "version")

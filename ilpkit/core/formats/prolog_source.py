@@ -270,8 +270,15 @@ class SourceLoader:
     def directive(
         self, goal: Term, loc: SourceLocation, path: Path, role: Role, fold: str | None
     ) -> None:
-        for g in _conjuncts(goal):
+        goals = _conjuncts(goal)
+        first = len(self.directives)
+        for g in goals:
             self._one_directive(g, loc, path, role, fold)
+        # A conjunction of uninterpreted goals stays one directive: its goals share variables
+        # (`:- open(F, write, S), write(S, x), close(S).` under --trust-data).
+        kept = self.directives[first:]
+        if len(goals) > 1 and len(kept) == len(goals) and all(d.location is loc for d in kept):
+            self.directives[first:] = [SourcedTerm(Struct(":-", (goal,)), loc)]
 
     def _one_directive(
         self, goal: Term, loc: SourceLocation, path: Path, role: Role, fold: str | None

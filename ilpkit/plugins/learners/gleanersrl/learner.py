@@ -1,0 +1,297 @@
+"""``gleanersrl``: GleanerSRL (Goadrich & Shavlik, "Combining clauses with various precisions
+and recalls to produce accurate probabilistic estimates"), calibrated probabilities in four
+stages (Fig. 1):
+
+1. Gleaner's stage 1, reused as is (:class:`~ilpkit.plugins.learners.gleaner.GleanerLearner`):
+   B recall bins, K seeds, N clauses per seed (RRR, precision*recall); Gleaner's own stage 2
+   also runs, for the ``gleaner`` baseline's ranking bin.
+2. Features (sec. 2.2, :mod:`.features`): Boolean, binned, binned-normalised (or the
+   baseline's one feature, Gleaner's own score).
+3. Score (sec. 2.3, :mod:`.svm`): an SVM with a ``kernel`` plugin (Table 1, :mod:`.kernels`),
+   C chosen among ``c_grid`` (10^4 .. 10^-4) on the tune set.
+4. Calibration (sec. 2.4, sec. 3): isotonic regression (pool adjacent violators) of the tune
+   set's scores; prob_min chosen among ``prob_min_grid`` (0.25 .. 0.0001) by leave-one-out on
+   the tune set; probabilities clipped to ``[prob_min, 1 - prob_min]``.
+
+Decisions (the paper leaves them open): C and prob_min are chosen together, by the lowest
+tune-set mean cross entropy of leave-one-out isotonic probabilities (ties: the earlier grid
+value); the nine prob_min values are 0.25, 0.1, 0.05, 0.025, 0.01, 0.005, 0.001, 0.0005,
+0.0001; feature statistics (precision, recall, TP+FP) are measured on the training set, as the
+paper does; without tune examples the training set tunes and calibrates (``info``).
+
+``stage1_cache``: a directory where stage 1 is stored per (data, split, seed, Gleaner options,
+search, scorer, settings), so several variants cross-validated on the same folds search once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import Field, model_validator
+
+from ilpkit.core.calibration import choose_floor, isotonic_fit, leave_one_out
+from ilpkit.core.errors import ConfigError
+from ilpkit.core.learner import LearnContext, LearnerCapabilities
+from ilpkit.core.metrics import mean_cross_entropy
+from ilpkit.core.plugins import PluginSpec, get_plugin_manager
+from ilpkit.core.task import POS, Task
+from ilpkit.plugins.learners.gleaner import GleanerLearner, GleanerModel, GleanerOptions
+from ilpkit.plugins.learners.gleanersrl.features import FeatureKind, build_space
+from ilpkit.plugins.learners.gleanersrl.kernels import FeatureStats, Kernel
+from ilpkit.plugins.learners.gleanersrl.model import GleanerSRLModel
+from ilpkit.plugins.learners.gleanersrl.svm import SVMScore, fit_svm
+
+C_GRID = tuple(10.0**k for k in range(4, -5, -1))
+PROB_MIN_GRID = (0.25, 0.1, 0.05, 0.025, 0.01, 0.005, 0.001, 0.0005, 0.0001)
+_FEATURE_PREFIXES: tuple[FeatureKind, ...] = ("binned-normalised", "binned", "boolean")
+
+
+class GleanerSRLOptions(GleanerOptions):
+    """Gleaner's stage-1 options, and stages 2-4 of GleanerSRL."""
+
+    features: FeatureKind = Field(
+        default="boolean",
+        description="Stage 2: boolean (one per clause), binned, binned-normalised, or gleaner "
+        "(baseline: Gleaner's own score, no SVM).",
+    )
+    kernel: str = Field(
+        default="dot",
+        description="Stage 3: a kernel plugin (dot, precision, recall, both-pos, info); "
+        "'binned-dot' etc. also set features.",
+    )
+    c_grid: list[float] = Field(
+        default=list(C_GRID), min_length=1, description="SVM complexities C tried on the tune set."
+    )
+    prob_min_grid: list[float] = Field(
+        default=list(PROB_MIN_GRID),
+        min_length=1,
+        description="Probability floors tried by leave-one-out on the tune set.",
+    )
+    class_weight: Literal["none", "balanced"] = Field(
+        default="none", description="SVM class weights: none (as the paper) or balanced."
+    )
+    max_kernel_examples: int = Field(
+        default=4000,
+        ge=2,
+        description="Precomputed-kernel SVMs (info) train on at most this many examples: all "
+        "positives and a seeded sample of negatives.",
+    )
+    svm_max_iter: int = Field(
+        default=100_000, ge=1, description="Iterations after which an SVM fit stops."
+    )
+    stage1_cache: str | None = Field(
+        default=None, description="Directory caching stage 1 (Gleaner's clauses) per split."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _variant(cls, data: Any) -> Any:
+        """``kernel="binned-dot"`` is ``features="binned", kernel="dot"``; ``kernel="gleaner"``
+        the baseline."""
+        if not isinstance(data, dict) or not isinstance(data.get("kernel"), str):
+            return data
+        kernel = data["kernel"]
+        if kernel == "gleaner":
+            return {**data, "features": "gleaner", "kernel": "dot"}
+        for prefix in _FEATURE_PREFIXES:
+            if kernel.startswith(prefix + "-"):
+                return {**data, "features": prefix, "kernel": kernel[len(prefix) + 1 :]}
+        return data
+
+
+class GleanerSRLLearner:
+    name = "gleanersrl"
+    capabilities = LearnerCapabilities(
+        default_search="rrr",
+        default_scorer="pr",
+        has_members=True,
+        uses_tune=True,
+        quick_options={"seeds": 2, "clauses_per_seed": 20},
+    )
+    """Stage 1's seeds are independent members that ``ctx.executor`` may run."""
+
+    def __init__(self, options: GleanerSRLOptions | None = None) -> None:
+        self.options = options if options is not None else GleanerSRLOptions()
+
+    def model_from_json(self, data: dict[str, Any]) -> GleanerSRLModel:
+        return GleanerSRLModel.from_json(data)
+
+    def kernel(self) -> Kernel:
+        manager = get_plugin_manager()
+        if self.options.kernel not in manager.names("kernel"):
+            manager.get("kernel", self.options.kernel)  # raises with "did you mean"
+        kernel: Kernel = manager.make("kernel", self.options.kernel, {})
+        return kernel
+
+    # -- stage 1 -------------------------------------------------------------------------------
+    def gleaner_options(self) -> GleanerOptions:
+        fields = GleanerOptions.model_fields
+        return GleanerOptions(**{k: v for k, v in self.options.model_dump().items() if k in fields})
+
+    def stage1(self, task: Task, ctx: LearnContext) -> GleanerModel:
+        """Gleaner's clauses (its stage 1, and its stage 2 for the baseline), from the cache
+        when ``stage1_cache`` holds this split's."""
+        gleaner = GleanerLearner(self.gleaner_options())
+        path = self._cache_path(task, ctx, gleaner.options)
+        if path is not None and path.exists():
+            return GleanerModel.from_json(json.loads(path.read_text(encoding="utf-8")))
+        model = gleaner.fit(task, ctx)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(model.to_json()), encoding="utf-8")
+            tmp.replace(path)
+        return model
+
+    def _cache_path(self, task: Task, ctx: LearnContext, options: GleanerOptions) -> Path | None:
+        if self.options.stage1_cache is None:
+            return None
+        train = ctx.train(task)
+        tune = ctx.tune_ids if ctx.tune_ids is not None else np.zeros(0, dtype=np.int64)
+        search = ctx.make_search()
+        key = {
+            "task": task.name,
+            "target": task.target_name,
+            "examples": [str(a) for a in task.examples.atoms[:3]] + [len(task.examples)],
+            "train": hashlib.sha256(np.asarray(train, dtype=np.int64).tobytes()).hexdigest(),
+            "tune": hashlib.sha256(np.asarray(tune, dtype=np.int64).tobytes()).hexdigest(),
+            "seed": ctx.seed,
+            "gleaner": options.model_dump(),
+            "search": [type(search).__name__, repr(getattr(search, "options", None))],
+            "scorer": [type(ctx.scorer).__name__, repr(getattr(ctx.scorer, "options", None))],
+            "settings": repr(sorted((k, str(v)) for k, v in ctx.settings.items())),
+        }
+        digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:24]
+        return Path(self.options.stage1_cache) / f"stage1-{digest}.json"
+
+    # -- stages 2-4 ----------------------------------------------------------------------------
+    def fit(self, task: Task, ctx: LearnContext) -> GleanerSRLModel:
+        opts = self.options
+        kernel = self.kernel()
+        gleaner = self.stage1(task, ctx)
+        labels = task.examples.labels
+        train = ctx.train(task)
+        tune_given = ctx.tune_ids is not None and len(ctx.tune_ids) > 0
+        tune = ctx.tune_ids if tune_given and ctx.tune_ids is not None else train
+        pos_train = labels[train] == POS
+        y_tune = labels[tune] == POS
+        space, booleans = build_space(
+            opts.features, gleaner.bin_clauses(), gleaner.ranking_bin, ctx.backend, train,
+            pos_train,
+        )  # fmt: skip
+        x_train = space.from_booleans(booleans)
+        x_tune = space.transform(ctx.backend, tune)
+        stats = FeatureStats.measure(x_train, pos_train)
+        clause_stats = FeatureStats.measure(booleans, pos_train)
+        info: dict[str, Any] = {
+            "seed": ctx.seed,
+            "tune_is_train": not tune_given,
+            "features": space.n_features,
+            "clauses": len(space.clauses),
+            "clause_stats": [
+                [float(a), float(b), float(c), float(d)]
+                for a, b, c, d in zip(
+                    clause_stats.tp,
+                    clause_stats.fp,
+                    clause_stats.precision,
+                    clause_stats.recall,
+                    strict=True,
+                )
+            ],
+        }
+        floors = tuple(opts.prob_min_grid)
+        candidates = self._candidates(x_train, pos_train, kernel, stats, ctx.seed)
+        best: tuple[float, int] | None = None
+        tuning = []
+        chosen: tuple[SVMScore | None, npt.NDArray[np.float64], float] | None = None
+        for k, (svm, notes) in enumerate(candidates):
+            s = (
+                np.asarray(x_tune, dtype=np.float64)[:, 0]
+                if svm is None
+                else svm.decision(x_tune, kernel, stats)
+            )
+            floor, mce = self.tune_floor(s, y_tune, floors)
+            tuning.append({"C": None if svm is None else svm.C, "prob_min": floor, "mce": mce})
+            for key, value in notes.items():
+                if key == "unconverged_C":
+                    info.setdefault(key, []).extend(value)
+                else:
+                    info[key] = value
+            if best is None or (mce, k) < best:
+                best = (mce, k)
+                chosen = (svm, s, floor)
+        assert chosen is not None
+        svm, s_tune, prob_min = chosen
+        info["tuning"] = tuning
+        iso = isotonic_fit(s_tune, y_tune)
+        return GleanerSRLModel(
+            opts.model_dump(),
+            space,
+            stats,
+            svm,
+            iso,
+            prob_min,
+            clauses_evaluated=gleaner.clauses_evaluated,
+            target=task.target_name,
+            info=info,
+        )
+
+    def _candidates(
+        self,
+        x_train: Any,
+        pos_train: npt.NDArray[np.bool_],
+        kernel: Kernel,
+        stats: FeatureStats,
+        seed: int,
+    ) -> list[tuple[SVMScore | None, dict[str, Any]]]:
+        """One trained SVM per C (none for the gleaner baseline; a zero scorer without
+        features)."""
+        opts = self.options
+        if opts.features == "gleaner":
+            return [(None, {})]
+        if x_train.shape[1] == 0:
+            return [(SVMScore(float("nan"), 0.0, weights=np.zeros(0)), {})]
+        if not 0 < pos_train.sum() < len(pos_train):
+            raise ConfigError("gleanersrl: the training set needs positive and negative examples")
+        weight = None if opts.class_weight == "none" else opts.class_weight
+        return [
+            fit_svm(
+                x_train,
+                pos_train,
+                kernel,
+                stats,
+                C,
+                seed=seed % (2**31),
+                class_weight=weight,
+                max_kernel_examples=opts.max_kernel_examples,
+                max_iter=opts.svm_max_iter,
+            )
+            for C in opts.c_grid
+        ]
+
+    @staticmethod
+    def tune_floor(
+        scores: npt.NDArray[np.float64], positive: npt.NDArray[np.bool_], floors: tuple[float, ...]
+    ) -> tuple[float, float]:
+        """prob_min by leave-one-out isotonic calibration on the tune set, and its MCE."""
+        if len(scores) < 2:
+            probs = np.full(len(scores), 0.5)
+            return floors[0], mean_cross_entropy(probs, positive, floors[0])
+        loo = leave_one_out(scores, positive)
+        floor, mces = choose_floor(loo, positive, floors)
+        return floor, min(mces)
+
+
+SPEC = PluginSpec(
+    kind="learner",
+    name="gleanersrl",
+    factory=GleanerSRLLearner,
+    options=GleanerSRLOptions,
+    doc="GleanerSRL: Gleaner's clauses as features, kernel SVM, isotonic calibrated probabilities.",
+)
