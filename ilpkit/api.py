@@ -139,6 +139,7 @@ def learn(
     save_model`). ``observers`` see every evaluated clause, ``on_rule`` every rule kept,
     ``on_progress(done, total, what)`` every step (for progress displays).
     """
+    from ilpkit.core.bias_check import report
     from ilpkit.core.compose import (
         Choices,
         make_context,
@@ -151,8 +152,10 @@ def learn(
         with_settings,
     )
     from ilpkit.core.errors import ConfigError
+    from ilpkit.core.experiment import learn_split
     from ilpkit.core.learner import save_model
     from ilpkit.core.plugins import get_plugin_manager
+    from ilpkit.core.search import limits_exceeded
 
     manager = get_plugin_manager()
     config: RunConfig | Choices
@@ -200,11 +203,15 @@ def learn(
         pool = None
         if executor is not None:
             pool = manager.make("executor", config.executor.name, dict(config.executor.options))
+        train_ids, note = learn_split(task)  # one of several alternative splits
+        if note is not None:
+            report([note])
         try:
             ctx = make_context(
                 config,
                 task,
                 engine,
+                train_ids=train_ids,
                 executor=pool,
                 observers=observers,
                 on_rule=on_rule,
@@ -223,6 +230,7 @@ def learn(
                 "search": config.search.name,
                 "scorer": config.scorer.name,
                 "settings": {k: _plain(v) for k, v in task.bias.settings.items()},
+                "limits_exceeded": limits_exceeded(engine),
             }
         )
     if out is not None:

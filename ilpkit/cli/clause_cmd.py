@@ -57,6 +57,12 @@ def saturate(
         seed: Term | int = int(example) if example.isdigit() else _parse(example, "--example")
         bottom = engine.saturate(seed, depth=depth)
     typer.echo(f"% {len(bottom)} literals, {bottom.n_vars} variables")
+    if bottom.dropped:
+        typer.echo(
+            f"% {len(bottom.dropped)} goals dropped (over a resource limit): "
+            + ", ".join(bottom.dropped[:5])
+            + (" ..." if len(bottom.dropped) > 5 else "")
+        )
     typer.echo(str(bottom))
     if ground:
         typer.echo(str(bottom.ground_clause()))

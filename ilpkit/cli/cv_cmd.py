@@ -10,7 +10,15 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ilpkit.cli.common import FormatOpt, SetOpt, StemOpt, TrustOpt, split_sets
+from ilpkit.cli.common import (
+    FormatOpt,
+    SetOpt,
+    StemOpt,
+    TrustOpt,
+    print_bias_warnings,
+    split_sets,
+)
+from ilpkit.core.bias_check import reporting_bias
 from ilpkit.core.config import DataFormat, RunConfig, apply_overrides, load_config
 from ilpkit.core.errors import ConfigError
 from ilpkit.core.outpaths import check_output_dir
@@ -280,7 +288,10 @@ def _run(
     if trust_data:  # kept in the run's config.toml, so a resumed run trusts the data too
         config = apply_overrides(config, ["backend.trust_data=true"], where="--trust-data")
     resolve_plugins(config, get_plugin_manager(), where="options")
-    with UnitProgress(not quiet and sys.stderr.isatty()) as progress:
+    with (
+        reporting_bias(print_bias_warnings),
+        UnitProgress(not quiet and sys.stderr.isatty()) as progress,
+    ):
         results = run_experiment(
             config,
             out,
@@ -297,4 +308,10 @@ def _run(
     summary = results["summary"]
     cells = ", ".join(f"{k} {summary_cell(v)}" for k, v in summary.items())
     console.print(f"{results['n_units']} units: {cells}")
+    if results.get("limits_exceeded"):
+        console.print(
+            f"{results['limits_exceeded']} clauses exceeded a resource limit and were scored as "
+            "covering nothing (see backend.step_limit / backend.timeout; results.json "
+            "limits_exceeded)"
+        )
     console.print(f"run directory: {out} (report.md, results.json, plots/)")
