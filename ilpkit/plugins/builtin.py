@@ -13,9 +13,17 @@ from typing import Any
 from ilpkit.core.plugins import PluginSpec, hookimpl
 from ilpkit.plugins.backends import native, subprocess, swi
 from ilpkit.plugins.executors import dask_cluster, local, processes
-from ilpkit.plugins.learners import boosting, ensembles, gleaner, single_theory, theory
+from ilpkit.plugins.learners import (
+    boosting,
+    ensembles,
+    gleaner,
+    r4f,
+    single_theory,
+    static_rf,
+    theory,
+)
 from ilpkit.plugins.scorers import SPECS as SCORER_SPECS
-from ilpkit.plugins.search import hillclimb, rrr, topdown
+from ilpkit.plugins.search import hillclimb, random_rules, rrr, topdown
 
 
 @hookimpl
@@ -32,9 +40,12 @@ def ilpkit_register_plugins() -> list[PluginSpec[Any]]:
         *topdown.SPECS,
         hillclimb.SPEC,
         rrr.SPEC,
+        random_rules.SPEC,
         theory.SPEC,
         *boosting.SPECS,
         gleaner.SPEC,
         ensembles.SPEC,
         single_theory.SPEC,
+        r4f.SPEC,
+        static_rf.SPEC,
     ]
