@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
 
-from ilpkit.core.features import propositionalise
+from ilpkit.core.features import BatchCoverage, propositionalise
 from ilpkit.core.learner import MODEL_FORMAT_VERSION, ClauseBackend, Rule, parse_clause
 from ilpkit.core.terms import Clause
 
@@ -101,7 +101,7 @@ class Tree:
 
 
 @dataclass(frozen=True)
-class Test:
+class ClauseTest:
     """A clause used as a test, with its (unweighted) training counts."""
 
     clause: Clause
@@ -122,7 +122,7 @@ class ForestModel:
     def __init__(
         self,
         learner: str,
-        tests: list[Test],
+        tests: list[ClauseTest],
         trees: list[Tree],
         *,
         target: str | None = None,
@@ -150,7 +150,9 @@ class ForestModel:
         order = np.argsort(ids, kind="stable")
         sorted_ids = ids[order]
         unique, inverse = np.unique(sorted_ids, return_inverse=True)
-        matrix = propositionalise(backend, [t.clause for t in self.tests], unique, sparse="dense")
+        matrix = propositionalise(
+            cast(BatchCoverage, backend), [t.clause for t in self.tests], unique, sparse="dense"
+        )
         out = np.empty((len(ids), len(self.tests)), dtype=bool)
         out[order] = np.asarray(matrix, dtype=bool)[inverse]
         return out
@@ -259,7 +261,7 @@ class ForestModel:
         return cls(
             str(data["learner"]),
             [
-                Test(parse_clause(str(c)), float(tp), float(fp), float(p))
+                ClauseTest(parse_clause(str(c)), float(tp), float(fp), float(p))
                 for c, tp, fp, p in data["tests"]
             ],
             [Tree.from_json(t) for t in data["trees"]],
@@ -270,4 +272,4 @@ class ForestModel:
         )
 
 
-__all__ = ["LEAF", "ForestModel", "Test", "Tree"]
+__all__ = ["LEAF", "ClauseTest", "ForestModel", "Tree"]

@@ -35,7 +35,7 @@ from ilpkit.core.learner import LearnContext
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.task import NEG, POS, Task
 from ilpkit.core.terms import Clause
-from ilpkit.plugins.learners.forest import ForestModel, Test
+from ilpkit.plugins.learners.forest import ClauseTest, ForestModel
 from ilpkit.plugins.learners.r4f_grow import ForestGrower
 from ilpkit.plugins.search.random_rules import RandomRuleGenerator, restrict_bias
 
@@ -129,7 +129,7 @@ class R4FLearner:
             predicates=opts.predicates,
             salt="r4f",
         )
-        tests: list[Test] = []
+        tests: list[ClauseTest] = []
         index: dict[str, int] = {}
         prefixes: dict[Hashable, tuple[Clause, ...]] = {}  # the last MRC rules' prefixes
 
@@ -140,7 +140,7 @@ class R4FLearner:
             if text not in index:
                 tp = float(np.sum(mask & y))
                 index[text] = len(tests)
-                tests.append(Test(clause, tp, float(mask.sum()) - tp, p))
+                tests.append(ClauseTest(clause, tp, float(mask.sum()) - tp, p))
             return index[text]
 
         def bootstrap(i: int) -> npt.NDArray[np.float64]:

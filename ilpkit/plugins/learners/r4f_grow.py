@@ -215,12 +215,12 @@ class ForestGrower:
         neg = np.array([leaf.neg for leaf in leaves])
         count = len(leaves)
         covered = masks[:, members]  # prefixes x memberships
-        yes_pos = np.stack(
+        yes_pos: FloatArray = np.stack(
             [np.bincount(which, weights * (c & positive), minlength=count) for c in covered]
-        )
-        yes_neg = np.stack(
+        ).astype(np.float64)
+        yes_neg: FloatArray = np.stack(
             [np.bincount(which, weights * (c & ~positive), minlength=count) for c in covered]
-        )
+        ).astype(np.float64)
         yes = yes_pos + yes_neg
         splits = (yes > 0) & (yes < (pos + neg)[None, :])
         gains = information_gain(pos[None, :], neg[None, :], yes_pos, yes_neg)

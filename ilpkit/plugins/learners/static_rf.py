@@ -24,7 +24,7 @@ from ilpkit.core.features import coverage_matrix
 from ilpkit.core.learner import LearnContext
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.task import POS, Task
-from ilpkit.plugins.learners.forest import ForestModel, Test, Tree
+from ilpkit.plugins.learners.forest import ClauseTest, ForestModel, Tree
 from ilpkit.plugins.learners.r4f import rule_generator, training_positions
 
 
@@ -121,7 +121,7 @@ class StaticRFLearner:
         tests = []
         for f in features:
             tp = float(np.sum(x[:, f] & y))
-            tests.append(Test(rules[f].clause, tp, float(x[:, f].sum()) - tp, p))
+            tests.append(ClauseTest(rules[f].clause, tp, float(x[:, f].sum()) - tp, p))
         seconds = time.process_time() - started
         info = {
             "seed": ctx.seed,
