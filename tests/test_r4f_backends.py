@@ -19,9 +19,10 @@ BACKENDS = {
 }
 SMALL = ["--set", "learner.predicates=atm,bond", "--set", "learner.clauselength=4",
          "--set", "i=2", "--seed", "5"]  # fmt: skip
+EIGHT_TREES = ["--set", "learner.trees=8"]
 LEARNERS = {
-    "r4f": "--learner r4f --set learner.trees=8 --set learner.mrc=5".split(),
-    "static-rf": "--learner static-rf --set learner.rules=40 --set learner.trees=8".split(),
+    "r4f": ["--learner", "r4f", *EIGHT_TREES, "--set", "learner.mrc=5"],
+    "static-rf": ["--learner", "static-rf", *EIGHT_TREES, "--set", "learner.rules=40"],
 }
 
 
