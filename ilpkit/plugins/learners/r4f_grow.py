@@ -65,7 +65,7 @@ def information_gain(
 
 @dataclass
 class OpenLeaf:
-    """A node waiting for rules: its examples and what it has seen so far."""
+    """A node waiting for rules: its examples and the best split it has seen."""
 
     tree: int
     node: int
@@ -74,8 +74,6 @@ class OpenLeaf:
     pos: float
     neg: float
     is_root: bool
-    seen: int = 0  # rules seen (MRC count)
-    best_gain: float = -1.0
     best_key: tuple[Hashable, int] | None = None  # (rule key, prefix index) of the best split
     best_mask: npt.NDArray[np.bool_] | None = None
 
@@ -90,9 +88,26 @@ class Split:
     key: tuple[Hashable, int] | None  # (rule key, prefix index); None: closed as a leaf
 
 
+@dataclass(frozen=True)
+class _Memberships:
+    """Every open leaf's (position, weight) pairs in one array, with the leaf of each."""
+
+    members: npt.NDArray[np.int64]
+    which: npt.NDArray[np.int64]  # index into ``open`` of each membership
+    pos_w: FloatArray  # weight if the position is positive, else 0
+    neg_w: FloatArray
+    pos: FloatArray  # per leaf
+    neg: FloatArray
+
+
 @dataclass
 class ForestGrower:
-    """The state of Algorithm 1 (see the module docstring); feed it rules with :meth:`feed`."""
+    """The state of Algorithm 1 (see the module docstring); feed it rules with :meth:`feed`.
+
+    Per open leaf (``open[j]``), the rule count, best gain and root flag live in arrays aligned
+    with ``open``, so that a rule costs a few whole-array operations plus Python work only
+    for the leaves that improve, split or close.
+    """
 
     y: npt.NDArray[np.bool_]  # class of each training position (True = positive)
     n_trees: int
@@ -103,10 +118,15 @@ class ForestGrower:
     log: list[Split] = field(default_factory=list)
     rules_seen: int = 0
     started_at: list[int] = field(default_factory=list)  # rule number that started tree i
-    finished_at: dict[int, int] = field(default_factory=dict)  # rule number that closed tree i
+    finished_at: dict[int, int] = field(default_factory=dict)  # rule that closed tree i's last
     on_test: Callable[[tuple[Hashable, int], npt.NDArray[np.bool_]], int] | None = None
     """Called with (key, mask) when a node splits; returns the test index to store."""
     _tests: dict[tuple[Hashable, int], int] = field(default_factory=dict)
+    _seen: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    _best_gain: FloatArray = field(default_factory=lambda: np.zeros(0, dtype=np.float64))
+    _is_root: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    _open_count: dict[int, int] = field(default_factory=dict)
+    _flat: _Memberships | None = None  # the open leaves' memberships, concatenated (cached)
 
     @property
     def done(self) -> bool:
@@ -138,13 +158,27 @@ class ForestGrower:
             opened.append(OpenLeaf(tree, node, members, weights, pos, neg, is_root))
         return node
 
-    def _start_tree(self, opened: list[OpenLeaf]) -> None:
+    def _add_open(self, leaves: list[OpenLeaf]) -> None:
+        if not leaves:
+            return
+        self.open.extend(leaves)
+        self._seen = np.concatenate([self._seen, np.zeros(len(leaves), dtype=np.int64)])
+        self._best_gain = np.concatenate([self._best_gain, np.full(len(leaves), -np.inf)])
+        self._is_root = np.concatenate([self._is_root, [leaf.is_root for leaf in leaves]])
+        for leaf in leaves:
+            self._open_count[leaf.tree] = self._open_count.get(leaf.tree, 0) + 1
+        self._flat = None
+
+    def _start_tree(self) -> int:
         i = len(self.trees)
         self.trees.append(Tree())
         self.started_at.append(self.rules_seen)
         w = np.asarray(self.bootstrap(i), dtype=np.float64)
         members = np.flatnonzero(w > 0).astype(np.int64)
+        opened: list[OpenLeaf] = []
         self._node(i, members, w[members], True, opened)
+        self._add_open(opened)
+        return i
 
     def _split(self, leaf: OpenLeaf, opened: list[OpenLeaf]) -> None:
         assert leaf.best_mask is not None and leaf.best_key is not None
@@ -160,66 +194,87 @@ class ForestGrower:
         """Process one rule: ``masks[k]`` = which training positions prefix k+1 covers."""
         masks = np.atleast_2d(np.asarray(masks, dtype=bool))
         self.rules_seen += 1
-        opened: list[OpenLeaf] = []
+        touched: set[int] = set()
         if len(self.trees) < self.n_trees:
-            self._start_tree(opened)
-            self.open.extend(opened)
-            opened = []
+            touched.add(self._start_tree())
         if self.open:
             gains, splits = self._evaluate(masks)
-            still_open: list[OpenLeaf] = []
-            for j, leaf in enumerate(self.open):
-                leaf.seen += 1
-                ok = splits[:, j]
-                if np.any(ok):
-                    k = int(np.argmax(np.where(ok, gains[:, j], -np.inf)))
-                    if gains[k, j] > leaf.best_gain:
-                        leaf.best_gain = float(gains[k, j])
-                        leaf.best_key = (key, k)
-                        leaf.best_mask = masks[k]
-                if leaf.is_root and leaf.best_key is not None:
-                    self._split(leaf, opened)
-                elif not leaf.is_root and leaf.seen >= self.mrc:
+            masked = np.where(splits, gains, -np.inf)
+            k = np.argmax(masked, axis=0)  # ties: the shortest prefix
+            g = masked[k, np.arange(len(self.open))]
+            improve = np.isfinite(g) & (g > self._best_gain)  # ties: the earlier rule stays
+            for j in np.flatnonzero(improve):
+                leaf = self.open[j]
+                leaf.best_key = (key, int(k[j]))
+                leaf.best_mask = masks[k[j]]
+            self._best_gain = np.where(improve, g, self._best_gain)
+            self._seen += 1
+            has_best = np.isfinite(self._best_gain)
+            act = np.where(self._is_root, has_best, self._seen >= self.mrc)
+            if np.any(act):
+                opened: list[OpenLeaf] = []
+                for j in np.flatnonzero(act):
+                    leaf = self.open[j]
+                    touched.add(leaf.tree)
+                    self._open_count[leaf.tree] -= 1
                     if leaf.best_key is None:
                         self.log.append(Split(self.rules_seen, leaf.tree, leaf.node, None))
                     else:
                         self._split(leaf, opened)
-                else:
-                    still_open.append(leaf)
-            self.open = still_open
-        self.open.extend(opened)
-        self._note_finished()
+                keep = ~act
+                self.open = [leaf for leaf, kept in zip(self.open, keep, strict=True) if kept]
+                self._seen = self._seen[keep]
+                self._best_gain = self._best_gain[keep]
+                self._is_root = self._is_root[keep]
+                self._flat = None
+                self._add_open(opened)
+        self._note_finished(touched)
 
     def close_all(self) -> None:
         """Close every open leaf as a leaf (a rule budget ran out)."""
+        touched = set()
         for leaf in self.open:
             self.log.append(Split(self.rules_seen, leaf.tree, leaf.node, None))
+            self._open_count[leaf.tree] -= 1
+            touched.add(leaf.tree)
         self.open = []
-        self._note_finished()
+        self._seen = self._seen[:0]
+        self._best_gain = self._best_gain[:0]
+        self._is_root = self._is_root[:0]
+        self._flat = None
+        self._note_finished(touched)
 
-    def _note_finished(self) -> None:
-        growing = {leaf.tree for leaf in self.open}
-        for i in range(len(self.trees)):
-            if i not in growing and i not in self.finished_at:
+    def _note_finished(self, touched: set[int]) -> None:
+        for i in touched:
+            if self._open_count.get(i, 0) == 0 and i not in self.finished_at:
                 self.finished_at[i] = self.rules_seen
 
     def _evaluate(self, masks: npt.NDArray[np.bool_]) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
         """Gains and "splits" flags, prefixes x open leaves, in one vectorised pass."""
         leaves = self.open
-        sizes = [len(leaf.members) for leaf in leaves]
-        members = np.concatenate([leaf.members for leaf in leaves])
-        weights = np.concatenate([leaf.weights for leaf in leaves])
-        which = np.repeat(np.arange(len(leaves)), sizes)
-        positive = self.y[members]
-        pos = np.array([leaf.pos for leaf in leaves])
-        neg = np.array([leaf.neg for leaf in leaves])
         count = len(leaves)
-        covered = masks[:, members]  # prefixes x memberships
+        if self._flat is None:
+            sizes = [len(leaf.members) for leaf in leaves]
+            members = np.concatenate([leaf.members for leaf in leaves])
+            which = np.repeat(np.arange(count), sizes)
+            positive = self.y[members]
+            weights = np.concatenate([leaf.weights for leaf in leaves])
+            self._flat = _Memberships(
+                members,
+                which,
+                np.where(positive, weights, 0.0),
+                np.where(positive, 0.0, weights),
+                np.array([leaf.pos for leaf in leaves]),
+                np.array([leaf.neg for leaf in leaves]),
+            )
+        flat = self._flat
+        pos, neg = flat.pos, flat.neg
+        covered = masks[:, flat.members]  # prefixes x memberships
         yes_pos: FloatArray = np.stack(
-            [np.bincount(which, weights * (c & positive), minlength=count) for c in covered]
+            [np.bincount(flat.which, flat.pos_w * c, minlength=count) for c in covered]
         ).astype(np.float64)
         yes_neg: FloatArray = np.stack(
-            [np.bincount(which, weights * (c & ~positive), minlength=count) for c in covered]
+            [np.bincount(flat.which, flat.neg_w * c, minlength=count) for c in covered]
         ).astype(np.float64)
         yes = yes_pos + yes_neg
         splits = (yes > 0) & (yes < (pos + neg)[None, :])
