@@ -155,8 +155,8 @@ def corrected_t_test(d: list[float], test_over_train: float) -> float:
 
 
 def load(run_dir: Path) -> dict[str, Any]:
-    results = json.loads((run_dir / "results.json").read_text())
-    units = {u["key"]: u for u in results["units"]}
+    """Finished units and model infos of a run (complete or not)."""
+    units = {p.stem: json.loads(p.read_text()) for p in run_dir.glob("units/*.json")}
     infos = {p.stem: json.loads(p.read_text()).get("info", {}) for p in run_dir.glob("models/*")}
     return {"units": units, "infos": infos}
 
@@ -173,6 +173,8 @@ def table(done: dict[str, dict[str, Path]]) -> str:
             continue
         a, b = load(runs["r4f"]), load(runs["static-rf"])
         keys = sorted(set(a["units"]) & set(b["units"]))
+        if not keys:
+            continue
         acc_a = [100 * a["units"][k]["metrics"]["accuracy"] for k in keys]
         acc_b = [100 * b["units"][k]["metrics"]["accuracy"] for k in keys]
         n_test = sum(a["units"][k]["n_test"] for k in keys)
@@ -193,7 +195,7 @@ def table(done: dict[str, dict[str, Path]]) -> str:
 
         published = PUBLISHED.get(task, (float("nan"), float("nan")))
         lines.append(
-            f"| {task} ({len(keys)} folds) | {mean(acc_a):.2f} ± {sd(acc_a):.2f} | "
+            f"| {task} ({len(keys)} units) | {mean(acc_a):.2f} ± {sd(acc_a):.2f} | "
             f"{mean(acc_b):.2f} ± {sd(acc_b):.2f} | {published[0]} / {published[1]} | "
             f"{p:.3f} | {pc:.3f} | {mean(info(a, 'cpu_seconds')):.1f} | "
             f"{mean(info(b, 'cpu_seconds')):.1f} | {mean(info(a, 'rules')):.0f} "
@@ -227,7 +229,7 @@ def main() -> None:
             run_dir = args.out / f"{task}-{learner}"
             if not args.table_only:
                 run(task, learner, data, extra, args)
-            if (run_dir / "results.json").exists():
+            if (run_dir / "units").is_dir():  # finished or not: the table uses shared units
                 done.setdefault(task, {})[learner] = run_dir
     print(table(done))
 

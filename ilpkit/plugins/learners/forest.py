@@ -237,6 +237,15 @@ class ForestModel:
             f"{len(self.trees)} trees, {len(self.tests)} distinct tests, "
             f"{np.mean(sizes) if sizes else 0:.1f} nodes per tree on average"
         )
+        info = self.info
+        if "rules_generated" in info:
+            summary += (
+                f"; {info['rules_generated']:,} rules generated "
+                f"({info.get('trivial_rules', 0):,} trivial), "
+                f"{info.get('rules_per_second', 0.0):.1f} rules per CPU second"
+            )
+        if "n_plus_s" in info:
+            summary += f"; the paper's estimate n + s = {info['n_plus_s']:.0f} rules"
         parts: list[Any] = [table, Text(summary)]
         if self.trees:
             parts.append(Text("tree 1:\n" + "\n".join(self.tree_lines(0))))
