@@ -254,3 +254,31 @@ def test_bad_predicates_are_a_config_error() -> None:
 
     with pytest.raises(ConfigError, match="no body mode for atom"):
         fit(R4FLearner(R4FOptions(trees=2, predicates="atom")))
+
+
+class CountingBackend:
+    """Covers example 0 by every test's clause; counts batch coverage calls."""
+
+    n_examples = 3
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def coverage_many(self, clauses: list[Any], among: Any = None) -> list[Any]:
+        from ilpkit.core.coverage import Coverage
+
+        self.calls += 1
+        return [Coverage([0], 3) for _ in clauses]
+
+
+def test_score_predict_and_proba_on_the_same_examples_ask_coverage_once() -> None:
+    forest = hand_forest()
+    backend = CountingBackend()
+    ids = np.array([2, 0])
+    # example 0 passes both tests: (0.9 + 0.6) / 2; example 2 passes none: (0.2 + 0.0) / 2
+    np.testing.assert_allclose(forest.score(backend, ids), [0.1, 0.75])  # type: ignore[arg-type]
+    np.testing.assert_array_equal(forest.predict(backend, ids), [False, True])  # type: ignore[arg-type]
+    forest.predict_proba(backend, ids)  # type: ignore[arg-type]
+    assert backend.calls == 1
+    forest.score(backend, np.array([0, 1]))  # type: ignore[arg-type]
+    assert backend.calls == 2

@@ -137,6 +137,9 @@ class ForestModel:
         self.clauses_evaluated = clauses_evaluated
         self.options = dict(options or {})
         self.info = dict(info or {})
+        self._last: tuple[tuple[int, int, bytes], npt.NDArray[np.bool_]] | None = None
+        """The last feature matrix asked for: ``score``, ``predict`` and ``predict_proba`` on
+        the same examples (as an evaluation does) ask the backend once, not three times."""
 
     # -- scoring -------------------------------------------------------------------------------
     def features(
@@ -147,6 +150,9 @@ class ForestModel:
         ids = np.arange(n, dtype=np.int64) if ids is None else np.asarray(ids, dtype=np.int64)
         if not self.tests:
             return np.zeros((len(ids), 0), dtype=bool)
+        key = (id(backend), int(n), ids.tobytes())
+        if self._last is not None and self._last[0] == key:
+            return self._last[1]
         order = np.argsort(ids, kind="stable")
         sorted_ids = ids[order]
         unique, inverse = np.unique(sorted_ids, return_inverse=True)
@@ -155,6 +161,8 @@ class ForestModel:
         )
         out = np.empty((len(ids), len(self.tests)), dtype=bool)
         out[order] = np.asarray(matrix, dtype=bool)[inverse]
+        out.setflags(write=False)
+        self._last = (key, out)
         return out
 
     def proba_from_features(self, features: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
