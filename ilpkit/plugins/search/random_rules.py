@@ -50,18 +50,50 @@ MAX_TRIVIAL_IN_A_ROW = 1000
 """Consecutive trivial rules after which the generator gives up (the language cannot split)."""
 
 
-def draw_rule(refiner: Refiner, rng: random.Random, max_body: int) -> ClauseIds:
+class Candidates:
+    """Which literals a rule may add next, without scanning the whole bottom clause.
+
+    A literal becomes addable only through the head (no other inputs) or through a variable
+    some literal of the rule outputs, so the candidates of a step are the head-only literals
+    plus the consumers of the rule's variables; each is then checked with the refiner (a
+    bottom clause of Musk1 has 13,000 literals, of which a step can reach a few hundred).
+    """
+
+    def __init__(self, refiner: Refiner) -> None:
+        self.refiner = refiner
+        self.consumers: dict[int, list[int]] = {}
+        for k, needs in enumerate(refiner.needs):
+            for v in needs:
+                self.consumers.setdefault(v, []).append(k)
+
+    def options(self, order: Sequence[int], mask: int) -> list[int]:
+        """Unused literals whose inputs the head or earlier-positioned rule literals supply,
+        in bottom-clause order."""
+        refiner = self.refiner
+        found = set(refiner.head_only)
+        literals = refiner.bottom.literals
+        for j in order:
+            for v in literals[j].outputs:
+                found.update(self.consumers.get(v, ()))
+        return [k for k in sorted(found) if not (mask >> k) & 1 and refiner.supplied(k, mask)]
+
+
+def draw_rule(
+    refiner: Refiner, rng: random.Random, max_body: int, candidates: Candidates | None = None
+) -> ClauseIds:
     """Literal indices of a random legal rule, in generation order (see the module docstring).
 
     The length is uniform in ``1 .. max_body``; each step picks uniformly among the bottom
     literals not yet used whose inputs are supplied by the head or by earlier-positioned
-    literals already in the rule.
+    literals already in the rule.  ``candidates``: a :class:`Candidates` of ``refiner``, kept
+    by callers that draw many rules from one bottom clause.
     """
+    candidates = candidates if candidates is not None else Candidates(refiner)
     length = rng.randint(1, max(1, max_body))
     order: list[int] = []
     mask = 0
     for _ in range(length):
-        options = [k for k in range(refiner.n) if not (mask >> k) & 1 and refiner.supplied(k, mask)]
+        options = candidates.options(order, mask)
         if not options:
             break
         k = rng.choice(options)
@@ -144,17 +176,18 @@ class RandomRuleGenerator:
         self.prefixes = prefixes
         self.n = int(backend.n_examples)
         self.among = Coverage(np.unique(self.train), self.n, trusted=True)
-        self._bottoms: dict[int, tuple[BottomClause, Refiner]] = {}
+        self._bottoms: dict[int, tuple[BottomClause, Refiner, Candidates]] = {}
         self.generated = 0  # rules whose coverage was computed, trivial ones included
         self.kept = 0  # non-trivial rules returned
         self.clauses = 0  # clauses whose coverage was computed (prefixes included)
         self.coverage_seconds = 0.0  # CPU seconds spent in coverage_many
 
-    def _bottom(self, example: int) -> tuple[BottomClause, Refiner]:
+    def _bottom(self, example: int) -> tuple[BottomClause, Refiner, Candidates]:
         known = self._bottoms.get(example)
         if known is None:
             bottom = self.backend.saturate(example, bias=self.bias, depth=self.depth)
-            known = self._bottoms[example] = (bottom, Refiner(bottom))
+            refiner = Refiner(bottom)
+            known = self._bottoms[example] = (bottom, refiner, Candidates(refiner))
         return known
 
     @property
@@ -170,8 +203,8 @@ class RandomRuleGenerator:
         """The next non-trivial rule (BiasError when the language cannot split the examples)."""
         for _ in range(MAX_TRIVIAL_IN_A_ROW):
             seed = int(self.train[self.rng.randrange(len(self.train))])
-            bottom, refiner = self._bottom(seed)
-            order = draw_rule(refiner, self.rng, self.clauselength - 1)
+            bottom, refiner, candidates = self._bottom(seed)
+            order = draw_rule(refiner, self.rng, self.clauselength - 1, candidates)
             if not order:
                 continue  # the seed's bottom clause has no usable literal
             prefixes = prefix_clauses(bottom, order)
@@ -225,9 +258,10 @@ class RandomRulesSearch:
         best: Evaluated | None = None
         self.trivial = 0
         in_a_row = 0
+        candidates = Candidates(ctx.refiner)
         try:
             while in_a_row < self.options.max_trivial:
-                order = draw_rule(ctx.refiner, ctx.rng, ctx.clauselength - 1)
+                order = draw_rule(ctx.refiner, ctx.rng, ctx.clauselength - 1, candidates)
                 if not order:
                     break  # nothing to draw: the bottom clause has no usable literal
                 e = ctx.evaluate(tuple(sorted(order)))
