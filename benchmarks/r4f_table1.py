@@ -63,6 +63,12 @@ fle(C,F,V) :- var(V), f(C,F,V).
 threshold (like Aleph's ``gteq`` for charges); coverage tests ``feature >= threshold``."""
 
 
+def write(path: Path, text: str) -> None:
+    """Write ``path`` unless it already holds ``text`` (a run may be reading it)."""
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+
+
 def prepare_muta230(data: Path, out: Path) -> Path:
     source = data / "mutagenesis" / "prolog_ilpexp"
     out.mkdir(parents=True, exist_ok=True)
@@ -71,7 +77,7 @@ def prepare_muta230(data: Path, out: Path) -> Path:
         if not link.exists():
             link.symlink_to(source / name)
     exs = (source / "exs.pl").read_text() + (source / "exs_non_regression_friendly.pl").read_text()
-    (out / "exs.pl").write_text(exs)
+    write(out / "exs.pl", exs)
     return out
 
 
@@ -86,10 +92,11 @@ def prepare_musk1(data: Path, out: Path) -> Path:
         labels[bag] = label
         facts.append(f"conformation(m{bag},c{c}).")
         facts.extend(f"f(c{c},f{k},{v})." for k, v in enumerate(values, 1))
-    (out / "bk.pl").write_text("\n".join(facts) + "\n")
+    write(out / "bk.pl", "\n".join(facts) + "\n")
     exs = [f"{'pos' if v == '1' else 'neg'}(musk(m{bag}))." for bag, v in labels.items()]
-    (out / "exs.pl").write_text("\n".join(exs) + "\n")
-    (out / "aleph-modes.pl").write_text(
+    write(out / "exs.pl", "\n".join(exs) + "\n")
+    write(
+        out / "aleph-modes.pl",
         ":- aleph_set(i,2).\n:- aleph_set(clauselength,6).\n"
         ":- modeh(1,musk(+mol)).\n"
         ":- modeb(*,conformation(+mol,-conf)).\n"
@@ -97,7 +104,7 @@ def prepare_musk1(data: Path, out: Path) -> Path:
         ":- modeb(*,fle(+conf,#feature,#value)).\n"
         ":- determination(musk/1,conformation/2).\n"
         ":- determination(musk/1,fge/3).\n"
-        ":- determination(musk/1,fle/3).\n"
+        ":- determination(musk/1,fle/3).\n",
     )
     return out
 
