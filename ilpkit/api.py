@@ -145,6 +145,7 @@ def learn(
     warning)`` hears, before learning, the most clauses the settings allow and a warning when
     that is very large (:mod:`ilpkit.core.budget`).
     """
+    from ilpkit.core.bias_check import report
     from ilpkit.core.compose import (
         Choices,
         make_context,
@@ -157,8 +158,10 @@ def learn(
         with_settings,
     )
     from ilpkit.core.errors import ConfigError
+    from ilpkit.core.experiment import learn_split
     from ilpkit.core.learner import save_model
     from ilpkit.core.plugins import get_plugin_manager
+    from ilpkit.core.search import limits_exceeded
     from ilpkit.core.search import time_limit as time_limit_of
 
     manager = get_plugin_manager()
@@ -209,11 +212,15 @@ def learn(
         pool = None
         if executor is not None:
             pool = manager.make("executor", config.executor.name, dict(config.executor.options))
+        train_ids, note = learn_split(task)  # one of several alternative splits
+        if note is not None:
+            report([note])
         try:
             ctx = make_context(
                 config,
                 task,
                 engine,
+                train_ids=train_ids,
                 executor=pool,
                 observers=observers,
                 on_rule=on_rule,
@@ -234,6 +241,7 @@ def learn(
                 "search": config.search.name,
                 "scorer": config.scorer.name,
                 "settings": {k: _plain(v) for k, v in task.bias.settings.items()},
+                "limits_exceeded": limits_exceeded(engine),
             }
         )
         if limit is not None and limit.reached:

@@ -171,7 +171,7 @@ REFUSED = [
     ),
     ("go(X) :- throw(error(type_error(a, shell(x)), _)).", "a throw/1 of a term holding shell/1"),
     ("go(X) :- throw(my(['~', '@'], X)).", "a throw/1 of a term holding the format directive ~@"),
-    ("go(X) :- throw(my(\"ok ~@\")).", "a throw/1 of a term holding the format directive ~@"),
+    ('go(X) :- throw(my("ok ~@")).', "a throw/1 of a term holding the format directive ~@"),
     ("go(X) :- throw(x('a~@b')).", "a throw/1 of a term holding the format directive ~@"),
     ("go(X) :- call(throw, f(assertz(x))).", "a throw/1 of a term holding assertz/1"),
     ("go(X) :- call(user:throw, f(halt(1))).", "a throw/1 of a term holding halt/1"),

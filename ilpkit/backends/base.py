@@ -18,6 +18,8 @@ nor rules fail (they are treated as declared ``dynamic``).
 Resource limits: ``step_limit`` (resolution steps / inferences per query) and ``timeout``
 (seconds per query).  Exceeding either raises
 :class:`~ilpkit.core.errors.ResourceLimitExceeded` naming the clause; the backend stays usable.
+Searches catch it per clause (the clause covers nothing, :func:`ilpkit.core.search.note_limit`
+counts it in :attr:`Backend.limits_exceeded`) and saturation drops the goal, so a run goes on.
 """
 
 from __future__ import annotations
@@ -82,6 +84,10 @@ class Backend(ABC):
     """Base class of backends; subclasses implement ``_load``, ``answers`` and ``_coverage``."""
 
     name: str = "?"
+    limits_exceeded: int = 0
+    """Clauses whose coverage, asked for by a search, exceeded a resource limit (each then
+    scored as covering no example); counted by :func:`ilpkit.core.search.note_limit`."""
+    first_limit_message: str = ""
 
     @classmethod
     def probe(cls) -> list[BackendStatus]:

@@ -68,6 +68,12 @@ def saturate(
     with open_backend(backend, options["backend"], task, trust_data=trust_data) as engine:
         bottom = engine.saturate(seed, depth=depth)
     typer.echo(f"% {len(bottom)} literals, {bottom.n_vars} variables")
+    if bottom.dropped:
+        typer.echo(
+            f"% {len(bottom.dropped)} goals dropped (over a resource limit): "
+            + ", ".join(bottom.dropped[:5])
+            + (" ..." if len(bottom.dropped) > 5 else "")
+        )
     typer.echo(str(bottom))
     if ground:
         typer.echo(str(bottom.ground_clause()))

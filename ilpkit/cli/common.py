@@ -83,3 +83,9 @@ def open_backend(
     from ilpkit.core.compose import open_named_backend
 
     return open_named_backend(name, options, task, trust_data=trust_data)
+
+
+def print_bias_warnings(warnings: list[str]) -> None:
+    """Print :func:`ilpkit.core.bias_check.bias_warnings` to stderr (learn/cv, at the start)."""
+    for item in warnings:
+        typer.echo(f"warning: {item}", err=True)

@@ -11,7 +11,15 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ilpkit.cli.common import FormatOpt, SetOpt, StemOpt, TrustOpt, split_sets
+from ilpkit.cli.common import (
+    FormatOpt,
+    SetOpt,
+    StemOpt,
+    TrustOpt,
+    print_bias_warnings,
+    split_sets,
+)
+from ilpkit.core.bias_check import reporting_bias
 from ilpkit.core.config import DataFormat, RunConfig, apply_overrides, load_config
 from ilpkit.core.errors import ConfigError
 from ilpkit.core.outpaths import check_output_dir
@@ -298,7 +306,11 @@ def _run(
     resolve_plugins(config, get_plugin_manager(), where="options")
     from ilpkit.core.search import time_limit
 
-    with UnitProgress(not quiet and sys.stderr.isatty()) as progress, time_limit(limit) as cut:
+    with (
+        reporting_bias(print_bias_warnings),
+        UnitProgress(not quiet and sys.stderr.isatty()) as progress,
+        time_limit(limit) as cut,
+    ):
         results = run_experiment(
             config,
             out,
@@ -317,6 +329,12 @@ def _run(
     summary = results["summary"]
     cells = ", ".join(f"{k} {summary_cell(v)}" for k, v in summary.items())
     console.print(f"{results['n_units']} units: {cells}")
+    if results.get("limits_exceeded"):
+        console.print(
+            f"{results['limits_exceeded']} clauses exceeded a resource limit and were scored as "
+            "covering nothing (see backend.step_limit / backend.timeout; results.json "
+            "limits_exceeded)"
+        )
     plots = Path(out) / "plots"
     shown = "plots/" if plots.is_dir() and any(plots.iterdir()) else "no plots: no matplotlib"
     console.print(f"run directory: {out} (report.md, results.json, {shown})")

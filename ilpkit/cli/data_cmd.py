@@ -31,15 +31,33 @@ def check(
         typer.Option(help="Which task to read from a folder holding several (e.g. advisedby)."),
     ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    seed_example: Annotated[
+        int | None,
+        typer.Option(
+            "--seed-example",
+            help="Also saturate this example id (native backend) and warn when its bottom "
+            "clause has more than --max-bottom literals.",
+        ),
+    ] = None,
+    max_bottom: Annotated[
+        int, typer.Option(help="Bottom clause size above which --seed-example warns.", min=1)
+    ] = 1000,
+    strict: Annotated[
+        bool,
+        typer.Option(help="Refuse a directive with a syntax error (default: skip it, warned)."),
+    ] = False,
 ) -> None:
     """Load a dataset and print its summary: examples, predicates, modes, settings, folds,
-    and the constructs backends refuse unless you trust the data (as warnings)."""
+    the constructs backends refuse unless you trust the data, and modes that cannot work
+    (as warnings)."""
     from ilpkit.core.formats import load_task  # loaders are heavy; load them only when used
     from ilpkit.core.safety import unsafe_constructs
     from ilpkit.core.task import Task
     from ilpkit.datasets import resolve_data_path
 
-    task = load_task(resolve_data_path(path), format=str(fmt), stem=stem)
+    # strict passed only when set: loaders substituted in tests take (path, format, stem)
+    extra = {"strict": True} if strict else {}
+    task = load_task(resolve_data_path(path), format=str(fmt), stem=stem, **extra)
     summary = task.summary()
     if json_output:
         typer.echo(json.dumps(summary, indent=2, default=str))
@@ -55,6 +73,29 @@ def check(
             "you pass --trust-data; see docs/security.md",
             err=True,
         )
+    if isinstance(task, Task):
+        _check_bias(task, seed_example, max_bottom)
+
+
+def _check_bias(task: Any, seed_example: int | None, max_bottom: int) -> None:
+    """Print the warnings of :mod:`ilpkit.core.bias_check` (and one seed's bottom size)."""
+    from ilpkit.cli.common import open_backend
+    from ilpkit.core.bias_check import bias_warnings, bottom_size_warning
+    from ilpkit.core.errors import ConfigError
+
+    for item in bias_warnings(task):
+        typer.echo(f"warning: {item}", err=True)
+    if seed_example is None:
+        return
+    if not 0 <= seed_example < len(task.examples):
+        raise ConfigError(
+            f"--seed-example {seed_example}: expected an example id from 0 to "
+            f"{len(task.examples) - 1}"
+        )
+    with open_backend("native", {}, task) as engine:
+        warning = bottom_size_warning(engine, task, seed_example, max_bottom)
+    if warning:
+        typer.echo(f"warning: {warning}", err=True)
 
 
 def summary_tree(summary: Mapping[str, Any], *, title: str) -> Tree:

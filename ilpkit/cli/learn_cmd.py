@@ -21,9 +21,11 @@ from ilpkit.cli.common import (
     SetOpt,
     StemOpt,
     TrustOpt,
+    print_bias_warnings,
     split_sets,
 )
 from ilpkit.cli.tables import fit_table
+from ilpkit.core.bias_check import reporting_bias
 from ilpkit.core.config import DataFormat
 from ilpkit.core.learner import Recorded, Rule, SelfExplaining, load_model
 from ilpkit.core.outpaths import check_output_file
@@ -171,7 +173,10 @@ def learn(
     options = split_sets(sets, SECTIONS)
     settings = options.pop("")
     started = time.perf_counter()
-    with LiveProgress(not quiet and sys.stderr.isatty()) as progress:
+    with (
+        reporting_bias(print_bias_warnings),
+        LiveProgress(not quiet and sys.stderr.isatty()) as progress,
+    ):
         model = learn_model(
             path,
             learner=learner,
@@ -208,6 +213,11 @@ def learn(
         f"{elapsed:.2f} s (learner {learner}, search {used.get('search', search)}, "
         f"scorer {used.get('scorer', scorer)}, backend {backend}, seed {seed})"
     )
+    if used.get("limits_exceeded"):
+        console.print(
+            f"{used['limits_exceeded']} clauses exceeded a resource limit and were scored as "
+            "covering nothing (see backend.step_limit / backend.timeout)"
+        )
     if out is not None:
         console.print(f"model written to {out}")
 

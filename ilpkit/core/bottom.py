@@ -18,6 +18,10 @@ Saturation (Muggleton's bottom clause, Aleph's ``sat/1``; dissertation 2.2):
 The literal order -- layer, then mode order, then input-combination order, then answer
 order -- is the order of this algorithm and is identical on every backend, because backends
 only answer the goal calls (``Oracle.answers``) and Prolog answer order is fixed by the data.
+
+A goal call that exceeds a resource limit (a background predicate that loops behind a body
+mode) contributes no literal: it is dropped, listed in :attr:`BottomClause.dropped`, and
+saturation goes on with the next goal, as Aleph's depth-bounded proofs drop such a goal.
 """
 
 from __future__ import annotations
@@ -25,10 +29,11 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from dataclasses import replace as with_fields
 from typing import Protocol
 
 from ilpkit.core.bias import Bias, Mode, Place
-from ilpkit.core.errors import BiasError
+from ilpkit.core.errors import BiasError, ResourceLimitExceeded
 from ilpkit.core.terms import (
     Clause,
     Const,
@@ -75,6 +80,8 @@ class BottomClause:
     modes: tuple[Mode, ...]
     suppliers: tuple[int, ...] = field(repr=False)
     """``suppliers[v]``: bitmask of the literal indices that output variable ``v``."""
+    dropped: tuple[str, ...] = ()
+    """Goals (as Prolog text) whose call exceeded a resource limit and gave no literal."""
 
     def __len__(self) -> int:
         return len(self.literals)
@@ -138,6 +145,7 @@ def saturate(seed: Term, bias: Bias, oracle: Oracle, depth: int | None = None) -
     ground: list[tuple[Term, int, int]] = []  # (literal, mode index, layer)
     seen: set[Term] = set()
     tried: set[tuple[int, tuple[Term, ...]]] = set()
+    dropped: list[str] = []
     for layer in range(1, depth + 1):
         for mi, mode in enumerate(body_modes):
             inputs = mode.inputs()
@@ -148,7 +156,12 @@ def saturate(seed: Term, bias: Bias, oracle: Oracle, depth: int | None = None) -
                     continue
                 tried.add(key)
                 goal = _goal(mode, dict(zip((p.path for p in inputs), combo, strict=True)))
-                for answer in oracle.answers(goal, mode.recall):
+                try:
+                    answers = oracle.answers(goal, mode.recall)
+                except ResourceLimitExceeded:
+                    dropped.append(to_prolog(goal))
+                    continue
+                for answer in answers:
                     if answer in seen:
                         continue
                     values = _match_places(mode, answer)
@@ -159,7 +172,8 @@ def saturate(seed: Term, bias: Bias, oracle: Oracle, depth: int | None = None) -
                     for place, value in values:
                         if place.io == "-":
                             state.reach(value, place.type, layer)
-    return _variabilise(seed, head_mode, head_values, ground, body_modes)
+    bottom = _variabilise(seed, head_mode, head_values, ground, body_modes)
+    return with_fields(bottom, dropped=tuple(dropped)) if dropped else bottom
 
 
 class _Saturation:

@@ -27,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
+from ilpkit.core import bias_check
 from ilpkit.core.bias import Settings
 from ilpkit.core.config import AUTO, RUN_KINDS, PluginChoice, RunConfig, resolve_plugins
 from ilpkit.core.errors import BiasError, ConfigError
@@ -327,6 +328,7 @@ def open_task(config: RunConfig) -> Task:
             task.bias.settings.set_value(key, value)
         except BiasError as exc:
             raise ConfigError(f"settings.{key}={value!r}: {exc}") from None
+    bias_check.notify(task)  # learn/cv print bias that cannot work before they start
     return task
 
 

@@ -53,7 +53,9 @@ from ilpkit.core.metrics import (
     pr_points_from_counts,
 )
 from ilpkit.core.metrics import pr_points_from_scores as pr_points
+from ilpkit.core.search import limits_exceeded
 from ilpkit.core.task import NEG, POS, Task, stratified_folds
+from ilpkit.core.terms import to_prolog
 
 SPLIT_NAMES = ("train", "tune", "test")
 """Fold names that are roles of a fixed split rather than cross-validation folds."""
@@ -106,6 +108,9 @@ class UnitResult:
     clauses_evaluated: int = 0
     seconds: float = 0.0
     model: dict[str, Any] = field(default_factory=dict)
+    limits_exceeded: int = 0
+    """Clauses of the unit's searches that exceeded a resource limit (scored as covering
+    nothing; see :func:`ilpkit.core.search.note_limit`)."""
     probabilities: bool = False
     """Whether ``scores`` are calibrated probabilities (GleanerSRL): reports then draw a
     reliability diagram."""
@@ -131,7 +136,34 @@ def fold_task(task: Task, config: RunConfig, repeat: int) -> Task:
 
 
 def splits(task: Task, config: RunConfig) -> list[Split]:
-    """The train/tune/test roles of every unit of one repeat, in fold order."""
+    """The train/tune/test roles of every unit of one repeat, in fold order; refuses a split
+    whose test examples are also training examples (:func:`check_no_leak`)."""
+    out = _splits(task, config)
+    for split in out:
+        check_no_leak(task, split)
+    return out
+
+
+def check_no_leak(task: Task, split: Split) -> None:
+    """Raise :class:`DataError` when a test example's atom is also a training example of the
+    unit: a fold layout that put the same example in two roles (e.g. a ``train_all`` file
+    read as a fold) would otherwise report the score of a model tested on its training
+    data.  Always on; the cost is one hash set of the training atoms."""
+    atoms = task.examples.atoms
+    train = {atoms[i] for i in split.train.tolist()}
+    leaked = [i for i in split.test.tolist() if atoms[i] in train]
+    if leaked:
+        first = leaked[0]
+        loc = task.examples.locations[first]
+        raise DataError(
+            f"{task.name}: unit {split.name!r} tests on {len(leaked)} of its "
+            f"{len(split.test)} test examples that are also training examples (the first: "
+            f"{to_prolog(atoms[first])}{f' at {loc}' if loc else ''}); the data's folds "
+            "overlap. Fix the fold files, or set cv.folds=K to draw disjoint folds"
+        )
+
+
+def _splits(task: Task, config: RunConfig) -> list[Split]:
     folds = task.examples.folds
     names = task.fold_names
     cv_names = [n for n in names if n not in SPLIT_NAMES]
@@ -178,6 +210,26 @@ def _grouped_splits(names: list[str]) -> dict[str, dict[str, int]] | None:
     if not all("train" in g and "test" in g for g in groups.values()):
         return None
     return groups
+
+
+def learn_split(task: Task) -> tuple[npt.NDArray[np.int64] | None, str | None]:
+    """The examples ``ilpkit learn`` trains on, and a note when they are not all of them.
+
+    Data whose folds are alternative train/test splits of the same examples (BoostSRL's
+    ``fold1/train``, ``fold1/test``, ``fold2/train``, ...) holds each example once per
+    split: trained on all of them, a learner would count each example that many times.
+    ``learn`` then trains on the first split's training examples and says so.
+    """
+    groups = _grouped_splits(task.fold_names)
+    if not groups:  # None, or {} for data without folds
+        return None, None
+    name, group = next(iter(groups.items()))
+    ids = np.flatnonzero(task.examples.folds == group["train"]).astype(np.int64)
+    return ids, (
+        f"{task.name}: the data holds {len(groups)} alternative train/test splits "
+        f"({', '.join(groups)}) of the same examples; learning on {name}/train only "
+        f"({len(ids)} examples). `ilpkit cv` runs every split"
+    )
 
 
 def _group_splits(task: Task, config: RunConfig, groups: dict[str, dict[str, int]]) -> list[Split]:
@@ -265,6 +317,7 @@ def run_unit(unit: Unit, members: Any = None) -> UnitResult:
     if not np.any(task.examples.labels[split.train] == POS):
         raise DataError(f"{task.name}: unit {unit.key} has no positive training example")
     backend = _CACHE.get_backend(config, base)
+    limits_before = limits_exceeded(backend)  # the backend is reused across units
     learner = make_learner(config)
     seed = derive_seed(config.seed, "unit", unit.repeat, unit.fold)
     ctx = make_context(
@@ -309,6 +362,7 @@ def run_unit(unit: Unit, members: Any = None) -> UnitResult:
         clauses_evaluated=int(model.clauses_evaluated),
         seconds=time.perf_counter() - started,
         model=model.to_json(),
+        limits_exceeded=limits_exceeded(backend) - limits_before,
         probabilities=bool(getattr(model, "scores_are_probabilities", False)),
     )
 

@@ -250,6 +250,7 @@ def collect(run: RunDirectory, units: Sequence[Unit]) -> dict[str, Any]:
     summary = summarize(loaded)
     return {
         "n_units": len(loaded),
+        "limits_exceeded": sum(u.limits_exceeded for u in loaded),
         "summary": {k: {"mean": v.mean, "std": v.std, "n": v.n} for k, v in summary.items()},
         "units": [
             {
@@ -263,6 +264,7 @@ def collect(run: RunDirectory, units: Sequence[Unit]) -> dict[str, Any]:
                 "n_test": u.n_test,
                 "metrics": u.metrics,
                 "clauses_evaluated": u.clauses_evaluated,
+                "limits_exceeded": u.limits_exceeded,
                 "seconds": u.seconds,
                 "curve": u.curve,
             }

@@ -356,12 +356,21 @@ def stratified_folds(task: Task, k: int, seed: int = 0) -> Task:
     ex = task.examples
     folds = np.full(len(ex), -1, dtype=np.int32)
     rng = np.random.default_rng(seed)
+    # A repeated atom goes to the fold of its first occurrence: in two folds it would be
+    # tested on while trained on (the leak check of ilpkit.core.experiment refuses that).
+    first: dict[Term, int] = {}
+    repeats = [i for i, atom in enumerate(ex.atoms) if first.setdefault(atom, i) != i]
+    repeated = np.zeros(len(ex), dtype=bool)
+    repeated[repeats] = True
     for label in (POS, NEG, UNLABELED):
         ids = ex.ids_with_label(label)
+        ids = ids[~repeated[ids]]
         if len(ids) == 0:
             continue
         shuffled = rng.permutation(ids)
         folds[shuffled] = np.arange(len(shuffled)) % k
+    for i in repeats:
+        folds[i] = folds[first[ex.atoms[i]]]
     n_pos = len(ex.positives)
     if n_pos < k:
         raise DataError(f"{task.name}: {n_pos} positive examples cannot fill {k} stratified folds")

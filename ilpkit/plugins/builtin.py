@@ -19,12 +19,14 @@ from ilpkit.plugins.learners import (
     ensembles,
     gleaner,
     gleanersrl,
+    r4f,
     single_theory,
+    static_rf,
     theory,
     tilde,
 )
 from ilpkit.plugins.scorers import SPECS as SCORER_SPECS
-from ilpkit.plugins.search import hillclimb, rrr, topdown
+from ilpkit.plugins.search import hillclimb, random_rules, rrr, topdown
 
 
 @hookimpl
@@ -41,6 +43,7 @@ def ilpkit_register_plugins() -> list[PluginSpec[Any]]:
         *topdown.SPECS,
         hillclimb.SPEC,
         rrr.SPEC,
+        random_rules.SPEC,
         theory.SPEC,
         *boosting.SPECS,
         gleaner.SPEC,
@@ -50,4 +53,6 @@ def ilpkit_register_plugins() -> list[PluginSpec[Any]]:
         *FORMAT_SPECS,
         gleanersrl.SPEC,
         *gleanersrl.KERNEL_SPECS,
+        r4f.SPEC,
+        static_rf.SPEC,
     ]

@@ -93,23 +93,78 @@ def detect_formats(path: Path) -> list[Detection]:
     return out
 
 
-def load_task(path: str | Path, format: str = "auto", stem: str | None = None) -> Task:
+def load_task(
+    path: str | Path, format: str = "auto", stem: str | None = None, *, strict: bool = False
+) -> Task:
     """Load a task from a dataset folder or file stem.
 
     ``format`` is ``auto`` or the name of a registered format (:data:`FORMATS`); ``stem``
     picks one task in a folder holding several (e.g. ``advisedby`` in UW-CSE's
-    ``advisedby.b``/``ai.b`` folder).
+    ``advisedby.b``/``ai.b`` folder).  A directive with a syntax error is reported (in
+    ``Task.warnings``) and skipped, as SWI-Prolog does; ``strict`` refuses it instead.
     """
+    from ilpkit.core.formats.prolog_source import STRICT
+
+    token = STRICT.set(strict)
+    try:
+        return _load_task(path, format, stem)
+    finally:
+        STRICT.reset(token)
+
+
+def _load_task(path: str | Path, format: str, stem: str | None) -> Task:
     p = Path(path)
     chosen = None if format == "auto" else get_format(format)
     if not p.exists() and not _stem_exists(p):
         raise DataError(f"{p}: no such file or directory")
     if chosen is not None:
+        if p.is_dir() and not chosen.detect(p):
+            sub = _task_subfolder(p, stem, [chosen])
+            if sub is not None:
+                return _load_subfolder(chosen, sub, p)
         return chosen.load(p, stem=stem)
     found = detect_formats(p)
     if not found:
-        raise FormatError(_nothing_found(p))
+        sub = _task_subfolder(p, stem, list(FORMATS.values())) if p.is_dir() else None
+        if sub is None:
+            raise FormatError(_nothing_found(p))
+        detected = detect_formats(sub)
+        return _load_subfolder(FORMATS[detected[0].format], sub, p)
     return FORMATS[found[0].format].load(p, stem=stem)
+
+
+def _task_subfolder(p: Path, stem: str | None, formats: list[DatasetFormat]) -> Path | None:
+    """The sub-folder of ``p`` holding its task, when ``p`` itself holds no data: the only
+    sub-folder some format recognises, or the one ``--stem`` names among several."""
+    tasks = [
+        d
+        for d in sorted(p.iterdir())
+        if d.is_dir() and not d.name.startswith(".") and any(f.detect(d) for f in formats)
+    ]
+    if stem is not None:
+        named = [d for d in tasks if d.name == stem]
+        if named:
+            return named[0]
+        if tasks:
+            raise FormatError(
+                f"{p}: no task {stem!r}; the task folders here are: "
+                + ", ".join(d.name for d in tasks)
+            )
+        return None
+    if len(tasks) == 1:
+        return tasks[0]
+    if tasks:
+        raise FormatError(
+            f"{p}: holds several tasks in sub-folders ({', '.join(d.name for d in tasks)}); "
+            "choose one with --stem NAME"
+        )
+    return None
+
+
+def _load_subfolder(fmt: DatasetFormat, sub: Path, parent: Path) -> Task:
+    task = fmt.load(sub, stem=None)
+    task.notes.append(f"{parent} holds no data itself; read the task in its sub-folder {sub.name}")
+    return task
 
 
 def _stem_exists(p: Path) -> bool:

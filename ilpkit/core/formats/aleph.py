@@ -117,7 +117,8 @@ class AlephFormat:
         bfile = folder / f"{stem}.b"
         loader.load_file(bfile, "background")
         settings = loader.bias.settings
-        fold_files = _fold_files(folder)
+        fold_files, left_out = _fold_layout(folder)
+        loader.warnings.extend(left_out)
         if fold_files:
             for name, files in fold_files:
                 for ext, role in (("f", "pos"), ("n", "neg")):
@@ -286,6 +287,11 @@ def _first_predicate(path: Path) -> str | None:
 
 def _fold_files(folder: Path) -> list[tuple[str, dict[str, Path]]]:
     """``[(fold name, {"f": path, "n": path})]`` in natural order of the fold numbers."""
+    return _fold_layout(folder)[0]
+
+
+def _fold_layout(folder: Path) -> tuple[list[tuple[str, dict[str, Path]]], list[str]]:
+    """The fold files of ``folder``'s fold sub-folder, and warnings for files left out."""
     for sub in FOLD_DIRS:
         d = folder / sub
         if not d.is_dir():
@@ -296,23 +302,87 @@ def _fold_files(folder: Path) -> list[tuple[str, dict[str, Path]]]:
             if m and p.is_file():
                 folds.setdefault(m.group("name"), {})[m.group("ext")] = p
         if folds:
-            return _test_folds_only(sorted(folds.items(), key=lambda kv: _natural_key(kv[0])))
-    return []
+            ordered = sorted(folds.items(), key=lambda kv: _natural_key(kv[0]))
+            return _test_folds_only(ordered)
+    return [], []
+
+
+_TEST_K: Final = re.compile(r"^test_?(\d+)$")
+_TRAIN_K: Final = re.compile(r"^train_?(\d+)$")
 
 
 def _test_folds_only(
     folds: list[tuple[str, dict[str, Path]]],
-) -> list[tuple[str, dict[str, Path]]]:
+) -> tuple[list[tuple[str, dict[str, Path]]], list[str]]:
     """Keep ``testK`` files when ``trainK`` files (their complements) sit beside them.
 
     Carcinogenesis ships ``folds/train1.f`` ... next to ``folds/test1.f`` ...: each trainK is
-    everything but testK, so the test files alone partition the examples into folds.
+    everything but testK, so the test files alone partition the examples into folds.  Other
+    files beside them (``train_all``, a lone ``test``) are left out, with a warning saying
+    how many of their examples lie in the test folds: read as folds, they would put test
+    examples into training sets.  Without complements, a file whose examples overlap two or
+    more other fold files (a union such as ``all.f``) is left out the same way.
     """
-    names = {name for name, _ in folds}
-    tests = [(n, f) for n, f in folds if n.startswith("test")]
-    if tests and all("train" + n[len("test") :] in names for n, _ in tests):
-        return tests
-    return folds
+    tests = {m.group(1): (n, f) for n, f in folds if (m := _TEST_K.match(n))}
+    trains = {m.group(1) for n, _ in folds if (m := _TRAIN_K.match(n))}
+    paired = sorted(set(tests) & trains, key=int)
+    if paired and len(paired) >= len(tests) // 2 + 1:
+        kept = [tests[k] for k in paired]
+        kept_names = {n for n, _ in kept}
+        complement_names = {f"train{k}" for k in paired} | {f"train_{k}" for k in paired}
+        others = [(n, f) for n, f in folds if n not in kept_names and n not in complement_names]
+        return kept, _left_out(kept, others, "they are not test folds of the testK/trainK layout")
+    atoms = {n: _atoms_of(f) for n, f in folds}
+    unions = []
+    for name, _ in folds:
+        overlapping = [
+            o
+            for o, _ in folds
+            if o != name and atoms[o] and 2 * len(atoms[name] & atoms[o]) >= len(atoms[o])
+        ]
+        if len(folds) > 2 and len(overlapping) >= 2:
+            unions.append(name)
+    if unions and len(unions) < len(folds):
+        kept = [(n, f) for n, f in folds if n not in unions]
+        others = [(n, f) for n, f in folds if n in unions]
+        return kept, _left_out(kept, others, "each overlaps several other fold files")
+    return folds, []
+
+
+def _left_out(
+    kept: list[tuple[str, dict[str, Path]]],
+    others: list[tuple[str, dict[str, Path]]],
+    why: str,
+) -> list[str]:
+    if not others:
+        return []
+    test_atoms: set[str] = set()
+    for _, files in kept:
+        test_atoms |= _atoms_of(files)
+    parts = []
+    for _, files in others:
+        for path in files.values():
+            mine = _atoms_of({"x": path})
+            parts.append(
+                f"{path.name} ({len(mine & test_atoms)} of {len(mine)} examples in the folds)"
+            )
+    return [
+        f"fold files not used as folds ({why}; read as folds they would leak test examples "
+        f"into training): {', '.join(parts)}"
+    ]
+
+
+def _atoms_of(files: dict[str, Path]) -> set[str]:
+    """The example atoms of fold files, as canonical text (for overlap checks only)."""
+    from ilpkit.core.reader import PrologReader
+
+    out: set[str] = set()
+    for path in files.values():
+        try:
+            out.update(to_prolog(rt.term) for rt in PrologReader().read_file(path))
+        except DataError:
+            continue
+    return out
 
 
 def _natural_key(name: str) -> tuple[str, int]:
@@ -375,6 +445,11 @@ def _ilpexp_examples(path: Path, stem: str | None) -> list[tuple[Path, str | Non
         for p in numbered:
             if p.stem == stem:
                 return [(p, None)]
+        if not choices:
+            raise FormatError(
+                f"{path}: no task {stem!r}: this folder holds one task (exs.pl), so --stem "
+                "has nothing to choose; leave it out"
+            )
         raise FormatError(f"{path}: no task {stem!r}; choices: {', '.join(choices)}")
     if len(choices) == 1:
         return _ilpexp_examples(path, choices[0])

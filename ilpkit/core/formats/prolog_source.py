@@ -10,6 +10,7 @@ trusts the data.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Final, Literal
 
@@ -55,6 +56,8 @@ _LIBRARY_LOADERS: Final = frozenset(
     {"use_module", "ensure_loaded", "consult", "include", "load_files", "reconsult"}
 )
 _NOT_FACTS: Final = frozenset({":-", "?-"})
+ILP_SYSTEM_FILES: Final = frozenset({"aleph", "progol", "metagol", "popper", "golem", "foil"})
+"""Base names of ILP systems' own sources: data that loads them is noted, not followed."""
 
 
 _SYSTEM_NAMES: Final = frozenset(name for name, _ in SYSTEM_PREDICATES)
@@ -162,6 +165,9 @@ class SourceLoader:
                 if any(skipping) or (in_section and self.skip_sections):
                     continue
                 if type(term) is Struct and term.name == "?-" and len(term.args) == 1:
+                    if _loads_files(term.args[0]):  # ?- consult(bk). as old Aleph data has
+                        self.directive(term.args[0], loc, path, section or role, fold)
+                        continue
                     self.directives.append(SourcedTerm(term, loc))
                     continue
                 self.clause(term, loc, section or role, fold)
@@ -174,6 +180,23 @@ class SourceLoader:
             self._loading.pop()
         if skipping:
             self.warnings.append(f"{path}: ':- if' without ':- endif'")
+
+    def skip_directive_errors(self) -> None:
+        """Report and skip syntax errors in directives (a broken ``:- modeb(...)``), as
+        SWI-Prolog and Aleph load the rest of a file; :data:`STRICT` refuses them instead.
+        Errors in facts and rules still refuse the data: skipping them would change it."""
+        if STRICT.get() or not self._syntax_errors or self._truncated:
+            return
+        skipped = [(loc, msg) for loc, msg in self._syntax_errors if _in_directive(loc)]
+        if not skipped:
+            return
+        self._syntax_errors = [e for e in self._syntax_errors if e not in skipped]
+        shown = "; ".join(f"{loc}: {msg}" for loc, msg in skipped[:5])
+        self.warnings.append(
+            f"{len(skipped)} directive(s) with a syntax error skipped (load with strict=True, "
+            f"or `ilpkit data check --strict`, to refuse them): {shown}"
+            + (" ..." if len(skipped) > 5 else "")
+        )
 
     def raise_syntax_errors(self) -> None:
         if self._syntax_errors:
@@ -312,6 +335,14 @@ class SourceLoader:
             if type(item) is Struct and item.name == "library":
                 return
             raise DataError(f"{loc}: cannot include {to_prolog(item)}: expected a file name")
+        system = Path(item.value).name.rsplit(".", 1)[0].lower()
+        if system in ILP_SYSTEM_FILES:
+            # Data written for Aleph loads Aleph itself (:- use_module('../aleph.pl')): the
+            # learner is ilpkit's business, not the data's
+            self.notes.append(
+                f"{loc}: {item.value!r} is the {system} ILP system's own file; not loaded"
+            )
+            return
         base = path.parent / item.value
         for ext in INCLUDE_EXTENSIONS:
             candidate = base.with_name(base.name + ext) if ext else base
@@ -323,6 +354,7 @@ class SourceLoader:
 
     # -- result -----------------------------------------------------------------------------
     def task(self) -> Task:
+        self.skip_directive_errors()
         self.raise_syntax_errors()
         task = Task(
             name=self.name,
@@ -338,6 +370,37 @@ class SourceLoader:
         )
         task.validate()
         return task
+
+
+STRICT: ContextVar[bool] = ContextVar("ilpkit_strict_loading", default=False)
+"""``True`` while :func:`ilpkit.core.formats.load_task` runs with ``strict=True``: a
+directive with a syntax error then refuses the data instead of being skipped."""
+
+
+def _in_directive(loc: SourceLocation) -> bool:
+    """Whether the clause around ``loc`` (an error position) starts with ``:-``."""
+    try:
+        with open(loc.file, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return False
+    row = loc.line - 1
+    if not 0 <= row < len(lines):
+        return False
+    # back to the clause's first line: the line after one that ends a clause
+    while row > 0 and not lines[row - 1].rstrip().endswith(".") and loc.line - row < 20:
+        row -= 1
+    return lines[row].lstrip().startswith(":-")
+
+
+def _loads_files(goal: Term) -> bool:
+    """Whether every conjunct of ``goal`` is a file-loading directive (consult, a list)."""
+    parts = _conjuncts(goal)
+    for g in parts:
+        name, args = _name_args(g)
+        if not ((name == "." and len(args) == 2) or (name in _LIBRARY_LOADERS and args)):
+            return False
+    return bool(parts)
 
 
 def _conjuncts(goal: Term) -> list[Term]:

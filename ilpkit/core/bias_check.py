@@ -1,0 +1,141 @@
+"""Warnings about a language bias that cannot work, said before a run rather than after it.
+
+Two shapes of mode declarations make learning silently useless (issue 20):
+
+* a body mode whose ``+`` inputs can never be bound from the head: saturation calls a body
+  goal only with input terms already reached, and terms are reached from the head's ``+``
+  places and then through the ``-`` outputs of body literals whose own inputs were reached.
+  A mode off every such chain never enters a bottom clause; when no mode with inputs is on a
+  chain, clauses cannot connect their body to the head and learners return the empty clause.
+* a body mode with only output (``-``) places and recall ``*`` (or above 1): its goal needs no
+  input, so every bottom clause gets every answer of it -- the whole table.
+
+:func:`bias_warnings` finds both from the modes alone; :func:`bottom_size_warning` measures
+one seed's bottom clause.  ``ilpkit data check`` prints them, and ``learn``/``cv`` print the
+mode warnings before they start (through :func:`reporting_bias`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from ilpkit.core.bias import Mode
+
+if TYPE_CHECKING:
+    from ilpkit.core.task import Task
+
+DEFAULT_MAX_BOTTOM = 1000
+"""Bottom clauses longer than this make every clause search slow (``data check`` default)."""
+
+
+def _where(mode: Mode) -> str:
+    return f"{mode.location}: " if mode.location is not None else ""
+
+
+def reachable_modes(head: Mode, body: list[Mode]) -> tuple[set[str], list[Mode]]:
+    """The types reachable from ``head``'s inputs and the body modes usable from them.
+
+    A body mode is usable when every one of its ``+`` types is reachable; its ``-`` types then
+    become reachable (a fixpoint: the order of the declarations does not matter).
+    """
+    types = {p.type for p in head.inputs()}
+    usable: list[Mode] = []
+    changed = True
+    while changed:
+        changed = False
+        for mode in body:
+            if mode in usable or not all(p.type in types for p in mode.inputs()):
+                continue
+            usable.append(mode)
+            new = {p.type for p in mode.outputs()} - types
+            types |= new
+            changed = True
+    return types, usable
+
+
+def bias_warnings(task: Task) -> list[str]:
+    """Warnings about body modes that can never be used or that take a whole table."""
+    bias = task.bias
+    out: list[str] = []
+    for head in bias.modeh:
+        body = bias.body_modes_for(head.indicator)
+        if not body:
+            continue
+        name = f"{head.name}/{head.arity}"
+        types, usable = reachable_modes(head, body)
+        with_inputs = [m for m in body if m.inputs()]
+        if with_inputs and not any(m in usable for m in with_inputs):
+            out.append(
+                f"{_where(head)}no body mode for {name} takes an input reachable from the head "
+                f"({head}): the body of a clause can never connect to the head, so learners "
+                "will find only the empty clause; give body modes + inputs of the head's types "
+                f"({', '.join(sorted({p.type for p in head.inputs()})) or 'none'})"
+            )
+        for mode in with_inputs:
+            if mode in usable:
+                continue
+            missing = sorted({p.type for p in mode.inputs()} - types)
+            out.append(
+                f"{_where(mode)}{mode} is never used for {name}: no chain of + inputs from the "
+                f"head reaches its input type(s) {', '.join(missing)}"
+            )
+        for mode in body:
+            if mode.inputs() or not mode.outputs():
+                continue
+            if mode.recall is not None and mode.recall <= 1:
+                continue
+            recall = "*" if mode.recall is None else str(mode.recall)
+            out.append(
+                f"{_where(mode)}{mode} has only output arguments (recall {recall}): every "
+                f"bottom clause of {name} gets all of its answers, whatever the seed; give it "
+                "a + input linked to the head"
+            )
+    return out
+
+
+def bottom_size_warning(
+    backend: Any, task: Task, example: int, max_literals: int = DEFAULT_MAX_BOTTOM
+) -> str | None:
+    """A warning when the bottom clause of example ``example`` has more than
+    ``max_literals`` literals (every clause search then works on that many literals)."""
+    bottom = backend.saturate(example)
+    size = len(bottom)
+    if size <= max_literals:
+        return None
+    return (
+        f"the bottom clause of example {example} ({task.examples.atoms[example]}) has {size} "
+        f"literals (more than {max_literals}): searches will be slow; lower i or the recall "
+        "of the modes that contribute most"
+    )
+
+
+_HOOKS: list[Callable[[list[str]], None]] = []
+
+
+@contextmanager
+def reporting_bias(hook: Callable[[list[str]], None]) -> Iterator[None]:
+    """While active, :func:`notify` (called when a run opens its task) passes the bias
+    warnings of every task opened in this process to ``hook``."""
+    _HOOKS.append(hook)
+    try:
+        yield
+    finally:
+        _HOOKS.remove(hook)
+
+
+def report(messages: list[str]) -> None:
+    """Pass other warnings due before a run starts to the active :func:`reporting_bias`
+    hook (none: nothing is said, e.g. in worker processes or through the Python API)."""
+    if _HOOKS and messages:
+        _HOOKS[-1](messages)
+
+
+def notify(task: Task) -> None:
+    """Tell the active :func:`reporting_bias` hook about ``task``'s bias warnings."""
+    if not _HOOKS:
+        return
+    warnings = bias_warnings(task)
+    if warnings:
+        _HOOKS[-1](warnings)
