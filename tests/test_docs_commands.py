@@ -148,3 +148,13 @@ def test_skip_reasons_say_what_to_get() -> None:
     assert "build YAP from source" in engine_missing("yap")
     reason = shared_data_missing(Path("/x/shared/data"))
     assert "/x/shared/data" in reason and "not part of the repository" in reason
+
+
+def test_pages_name_every_registered_learner() -> None:
+    from ilpkit.core.plugins import PluginManager
+
+    learners = {s.name for s in PluginManager(entry_points=False).specs("learner")}
+    for page in ("docs/concepts.md", "docs/getting-started.md", "README.md"):
+        text = (ROOT / page).read_text(encoding="utf-8")
+        missing = sorted(n for n in learners if f"`{n}`" not in text)
+        assert not missing, f"{page} does not mention learners {missing}"
