@@ -15,7 +15,7 @@ from ilpkit.plugins.backends import native, subprocess, swi
 from ilpkit.plugins.executors import dask_cluster, local, processes
 from ilpkit.plugins.learners import boosting, ensembles, gleaner, single_theory, theory
 from ilpkit.plugins.scorers import SPECS as SCORER_SPECS
-from ilpkit.plugins.search import hillclimb, rrr, topdown
+from ilpkit.plugins.search import directed_rrr, hillclimb, rrr, topdown
 
 
 @hookimpl
@@ -32,6 +32,7 @@ def ilpkit_register_plugins() -> list[PluginSpec[Any]]:
         *topdown.SPECS,
         hillclimb.SPEC,
         rrr.SPEC,
+        directed_rrr.SPEC,
         theory.SPEC,
         *boosting.SPECS,
         gleaner.SPEC,

@@ -55,16 +55,14 @@ class RRROptions(BaseModel):
 class StartPicker:
     """Draws RRR's restart clauses from one bottom clause (``start`` option)."""
 
-    def __init__(self, ctx: SearchContext, options: RRROptions) -> None:
+    def __init__(self, ctx: SearchContext, start: StartRule, max_states: int) -> None:
         self.max_len = max(1, ctx.clauselength - 1)
         self.refiner = ctx.refiner
         self.sampler: LegalClauseSampler | None = None
         self.fallback = False
-        if options.start == "uniform":
+        if start == "uniform":
             try:
-                self.sampler = LegalClauseSampler(
-                    ctx.refiner, self.max_len, options.max_start_states
-                )
+                self.sampler = LegalClauseSampler(ctx.refiner, self.max_len, max_states)
             except TooManyStates:
                 self.fallback = True
 
@@ -85,7 +83,7 @@ class RapidRandomRestart:
     def run(self, ctx: SearchContext) -> Evaluated | None:
         best: Evaluated | None = None
         self.restarts = 0
-        starts = StartPicker(ctx, self.options)
+        starts = StartPicker(ctx, self.options.start, self.options.max_start_states)
         self.start_fallbacks += int(starts.fallback)
         try:
             while self.options.max_restarts is None or self.restarts < self.options.max_restarts:
@@ -104,7 +102,7 @@ class RapidRandomRestart:
                             continue
                         seen.add(body)
                         parent = node if len(body) > len(node.body) else None
-                        e = ctx.evaluate(body, parent=parent)
+                        e = ctx.evaluate(body, parent=parent, origin=node)
                         if ctx.acceptable(e) and ctx.better(e, best):
                             best = e
                         heapq.heappush(heap, (sort_key(e), e))
