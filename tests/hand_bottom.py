@@ -18,11 +18,16 @@ LITERALS = [("q", (0,), (1,)), ("r", (1,), (2,)), ("s", (0,), ()), ("t", (2,), (
 NAMES = "ABC"
 
 
-def hand_bottom() -> BottomClause:
+def hand_bottom(
+    spec: list[tuple[str, tuple[int, ...], tuple[int, ...]]] | None = None,
+) -> BottomClause:
+    """The bottom clause of ``spec`` (default LITERALS), head p(A) with A the only input."""
+    spec = LITERALS if spec is None else spec
+    n_vars = 1 + max(v for _, ins, outs in spec for v in (*ins, *outs))
     literals = []
-    suppliers = [0, 0, 0]
-    for k, (name, ins, outs) in enumerate(LITERALS):
-        args: tuple[Term, ...] = tuple(Var(NAMES[v]) for v in (*ins, *outs))
+    suppliers = [0] * n_vars
+    for k, (name, ins, outs) in enumerate(spec):
+        args: tuple[Term, ...] = tuple(Var(_name(v)) for v in (*ins, *outs))
         ground: tuple[Term, ...] = tuple(Const(f"c{v}") for v in (*ins, *outs))
         literals.append(BottomLiteral(Struct(name, args), Struct(name, ground), k, 1, ins, outs))
         for v in outs:
@@ -33,7 +38,11 @@ def hand_bottom() -> BottomClause:
         literals=tuple(literals),
         head_inputs=frozenset({0}),
         head_outputs=frozenset(),
-        n_vars=3,
+        n_vars=n_vars,
         modes=(),
         suppliers=tuple(suppliers),
     )
+
+
+def _name(v: int) -> str:
+    return NAMES[v] if v < len(NAMES) else f"V{v}"

@@ -65,3 +65,49 @@ def test_uniform_start_is_uniform_over_the_legal_clauses() -> None:
 def test_too_many_states_is_refused() -> None:
     with pytest.raises(TooManyStates):
         LegalClauseSampler(Refiner(hand_bottom()), 5, max_states=3)
+
+
+def test_rrr_falls_back_and_records_each_clauses_parent() -> None:
+    import random as _random
+
+    import numpy as np
+
+    import ilpkit
+    from ilpkit.core.coverage import Weighting
+    from ilpkit.core.plugins import get_plugin_manager
+    from ilpkit.core.search import SearchContext, Trajectory
+
+    task = ilpkit.load_task("trains")
+    manager = get_plugin_manager()
+    backend = manager.make("backend", "native", {})
+    backend.load(task)
+
+    def run(**options: object) -> tuple[object, Trajectory]:
+        trace = Trajectory()
+        ctx = SearchContext(
+            bottom=backend.saturate(int(np.flatnonzero(task.examples.labels == 1)[0]), depth=2),
+            backend=backend,
+            scorer=manager.make("scorer", "pr", {}),
+            weighting=Weighting(task.examples.labels, task.examples.weights),
+            budget=90,
+            rng=_random.Random(3),
+            clauselength=4,
+            observers=[trace],
+        )
+        search = manager.make("search", "rrr", {"rrr_cutoff": 30, **options})
+        search.run(ctx)
+        return search, trace
+
+    search, trace = run(max_start_states=1)
+    assert search.start_fallbacks == 1  # type: ignore[attr-defined]
+    old_search, old = run(start="length-then-additions")
+    assert [e.body for e in trace] == [e.body for e in old]  # the fallback is the old start
+    _, uniform = run()
+    assert old_search.start_fallbacks == 0  # type: ignore[attr-defined]
+    assert [e.body for e in uniform] != [e.body for e in old]
+    by_number = {e.number: e for e in uniform}
+    starts = [e for e in uniform if e.parent is None]
+    assert len(starts) == 3  # one per restart of 30 clauses
+    for e in uniform:
+        if e.parent is not None:
+            assert len(set(e.body) ^ set(by_number[e.parent].body)) == 1

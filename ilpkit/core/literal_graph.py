@@ -23,7 +23,7 @@ from pathlib import Path
 import networkx as nx
 
 from ilpkit.core.bottom import BottomClause
-from ilpkit.core.errors import IlpkitError
+from ilpkit.core.errors import ConfigError
 from ilpkit.core.terms import to_prolog
 
 GRAPH_SUFFIXES = (".graphml", ".dot", ".gv")
@@ -61,11 +61,16 @@ def literal_network(bottom: BottomClause) -> nx.DiGraph:
     return graph
 
 
+def check_graph_path(path: Path) -> None:
+    """Refuse a graph file name whose format :func:`write_graph` cannot tell."""
+    if path.suffix.lower() not in GRAPH_SUFFIXES:
+        raise ConfigError(f"--graph {path}: the file name must end in {', '.join(GRAPH_SUFFIXES)}")
+
+
 def write_graph(graph: nx.DiGraph, path: Path) -> None:
     """Write ``graph`` as GraphML (``.graphml``) or Graphviz DOT (``.dot``/``.gv``)."""
+    check_graph_path(path)
     suffix = path.suffix.lower()
-    if suffix not in GRAPH_SUFFIXES:
-        raise IlpkitError(f"--graph {path}: the file name must end in {', '.join(GRAPH_SUFFIXES)}")
     plain = nx.DiGraph(head=str(graph.graph.get("head", "")))
     for k, data in graph.nodes(data=True):
         plain.add_node(k, literal=data["literal"], group=data["group"],
