@@ -81,13 +81,17 @@ class NoisyOrNetwork:
         self.entry_src = np.asarray(entry_src, dtype=np.int64)
         self.entry_group = np.asarray(entry_group, dtype=np.int64)
         self.entry_dst = self.group_node[self.entry_group]
-        # incidence of groups on nodes (G x n), for summing per-argument logs per node
-        self.group_incidence = np.zeros((len(groups), n))
-        self.group_incidence[np.arange(len(groups)), self.group_node] = 1.0
+        # Entries are in group order and groups in node order: per-group and per-node sums are
+        # np.add.reduceat over contiguous runs (no dense matrix products; BLAS threads on a
+        # shared machine made those slow).
+        self.full_groups = np.unique(self.entry_group)
+        self.group_starts = np.searchsorted(self.entry_group, self.full_groups)
+        self.group_nodes = np.unique(self.group_node)
+        self.node_starts = np.searchsorted(self.group_node, self.group_nodes)
         self.node_w = np.zeros(n)
         self.both_w = np.zeros(len(entry_src))
         self.total_w = 0.0
-        self._log_q: FloatArray | None = None  # cached n x G matrix of log P(N=f | R=t)
+        self._log_q: FloatArray | None = None  # cached log P(N=f | R=t) per entry
 
     # -- counts ------------------------------------------------------------------------------
     def add(self, clauses: FloatArray, weights: Sequence[float] | FloatArray) -> None:
@@ -118,27 +122,28 @@ class NoisyOrNetwork:
             return np.zeros(self.n)
         return np.clip((counts + a * p0) / (total + a), 0.0, _P_MAX)
 
-    def _log_q_matrix(self) -> FloatArray:
+    def _log_q_entries(self) -> FloatArray:
         if self._log_q is None:
-            log_q = np.zeros((self.n, len(self.group_node)))
-            np.add.at(
-                log_q, (self.entry_src, self.entry_group), np.log1p(-self.link_probabilities())
-            )
-            self._log_q = log_q
+            self._log_q = np.log1p(-self.link_probabilities())
         return self._log_q
 
     # -- probabilities -----------------------------------------------------------------------
     def node_true(self, clauses: FloatArray) -> FloatArray:
         """P(N = t | parents as in the clause), clauses x nodes."""
         x = np.atleast_2d(np.asarray(clauses, dtype=np.float64))
-        summed = x @ self._log_q_matrix()  # per argument: sum of log P(N=f|R) over active R
-        with np.errstate(divide="ignore"):
-            arg_true = -np.expm1(summed)  # 1 - prod P(N = f | R); 0 with no active parent
-            log_arg = np.log(arg_true)
-        impossible = (arg_true <= 0.0).astype(np.float64) @ self.group_incidence > 0
-        finite = np.where(np.isfinite(log_arg), log_arg, 0.0)
-        out = np.exp(finite @ self.group_incidence)
-        out[impossible] = 0.0
+        m = x.shape[0]
+        # per argument group: sum of log P(N = f | R = t) over the parents R in the clause
+        summed = np.zeros((m, len(self.group_node)))
+        if len(self.entry_src):
+            contrib = x[:, self.entry_src] * self._log_q_entries()
+            summed[:, self.full_groups] = np.add.reduceat(contrib, self.group_starts, axis=1)
+        arg_true = -np.expm1(summed)  # 1 - prod P(N = f | R); 0 with no active parent
+        out = np.ones((m, self.n))
+        if len(self.group_node):
+            with np.errstate(divide="ignore"):
+                log_arg = np.log(arg_true)
+            per_node = np.add.reduceat(log_arg, self.node_starts, axis=1)
+            out[:, self.group_nodes] = np.exp(per_node)  # exp(-inf) = 0: impossible
         roots = self.root_probabilities()
         out[:, self.roots] = roots[self.roots]
         return out
