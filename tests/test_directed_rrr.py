@@ -259,3 +259,10 @@ def test_cli_saturate_writes_the_literal_network(tmp_path: Path) -> None:
     assert all(int(j) < int(k) for j, k in graph.edges())  # arcs go down the bottom clause
     bad = runner.invoke(app, ["saturate", "uwcse", "--example", "1", "--graph", "net.png"])
     assert bad.exit_code != 0 and ".graphml" in bad.output
+
+
+def test_bad_alpha_range_is_refused_clearly() -> None:
+    from ilpkit.core.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="alpha_min"):
+        get_plugin_manager().make("search", "directed-rrr", {"alpha_min": 0.9, "alpha_max": 0.5})
