@@ -25,8 +25,13 @@ from ilpkit.core.metrics import paired_t_test
 
 
 def _units(run: Path) -> dict[str, dict[str, Any]]:
-    data = json.loads((run / "results.json").read_text())
-    return {u["key"]: u for u in data["units"]}
+    """The run's units: from results.json, or the finished units/*.json of a partial run."""
+    results = run / "results.json"
+    if results.exists():
+        units = json.loads(results.read_text())["units"]
+    else:
+        units = [json.loads(p.read_text()) for p in sorted((run / "units").glob("*.json"))]
+    return {u["key"]: u for u in units}
 
 
 def compare(run_a: Path, run_b: Path, metric: str) -> None:
