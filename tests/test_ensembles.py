@@ -106,3 +106,21 @@ def test_clauses_per_theory_bounds_each_member() -> None:
     _, model = fit(options=AlephEnsembleOptions(theories=3, clauses_per_theory=1))
     # a budget of one clause lets each member start exactly one search
     assert [m.info["searches"] for m in model.members] == [1, 1, 1]
+
+
+def test_every_recorded_rule_covers_two_tune_positives() -> None:
+    # Dissertation 4.2.1: each recorded rule covers >= 2 tune-set positives. Trains: ids 0-4
+    # positive; tune = {0, 1, 2, 5, 6} (positives 0, 1, 2), train = the rest.
+    tune = np.array([0, 1, 2, 5, 6], dtype=np.int64)
+    train = np.array([3, 4, 7, 8, 9], dtype=np.int64)
+    extra: dict[str, object] = {"train_ids": train, "tune_ids": tune}
+    tune_positives = Coverage(np.array([0, 1, 2], dtype=np.int64), 10)
+    backend, model = fit(extra, AlephEnsembleOptions(theories=3))
+    clauses = [c for m in model.members for c in m.clauses()]
+    assert clauses
+    assert all(len(backend.coverage(c, tune_positives)) >= 2 for c in clauses)  # type: ignore[attr-defined]
+    # Without the requirement the best training clause covers none of the tune positives:
+    # the test above can fail.
+    backend, loose = fit(extra, AlephEnsembleOptions(theories=3, min_tune_pos=0))
+    loose_clauses = [c for m in loose.members for c in m.clauses()]
+    assert any(len(backend.coverage(c, tune_positives)) < 2 for c in loose_clauses)  # type: ignore[attr-defined]

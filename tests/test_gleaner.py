@@ -286,3 +286,27 @@ def test_cv_with_seeds_on_worker_processes_matches_local(tmp_path: Path) -> None
                                 "executor": {"workers": 2}}, folds=5,
                        tune_folds=1)  # fmt: skip
     assert without_times(remote) == without_times(base)
+
+
+def test_seed_examples_are_distinct_positives() -> None:
+    import random
+
+    from ilpkit.plugins.learners.gleaner import seed_examples
+
+    positives = np.array([3, 8, 11, 20, 42], dtype=np.int64)
+    five = seed_examples(positives, random.Random(1), 5)
+    assert sorted(five) == [3, 8, 11, 20, 42]  # no repeat while positives remain
+    twelve = seed_examples(positives, random.Random(1), 12)
+    assert twelve[:5] == five  # a prefix does not depend on how many are asked for
+    assert sorted(twelve[5:10]) == [3, 8, 11, 20, 42]  # then a fresh round of all five
+    # Drawn with replacement, 5 seeds from 5 positives repeat one with prob 1 - 5!/5^5 = 0.96:
+    # over 20 generators, with-replacement draws would almost surely repeat somewhere.
+    for g in range(20):
+        assert len(set(seed_examples(positives, random.Random(g), 5))) == 5
+
+
+def test_gleaner_seeds_saturate_distinct_training_positives() -> None:
+    task, _, model, _ = fit("trains", seeds=5, clauses_per_seed=5, clauselength=3, min_tune_pos=0)
+    used = [s.seed_example for s in model.seeds]
+    assert len(set(used)) == 5
+    assert all(task.examples.labels[i] == 1 for i in used)

@@ -111,10 +111,61 @@ def test_empty_curve_is_the_all_positive_point() -> None:
     assert aurpc(pr_points_from_counts([(0, 0)], 10, 30)) == pytest.approx(0.25, rel=1e-15)
 
 
-def test_point_at_zero_recall_starts_at_precision_zero() -> None:
+def test_point_at_zero_recall_starts_at_precision_zero_when_kept() -> None:
     # (0, 5) to (10, 20): s = 1.5, a = 2.5, b = 5: [x/2.5 - (5/6.25) ln(2.5 x + 5)]_0^10.
     expected = (4 - 0.8 * math.log(30 / 5)) / 10
-    assert aurpc(pr_points_from_counts([(0, 5)], 10, 20)) == pytest.approx(expected, rel=1e-14)
+    curve = pr_points_from_counts([(0, 5)], 10, 20)
+    assert aurpc(curve, zero_tp_points="keep") == pytest.approx(expected, rel=1e-14)
+    # Dropped (the default, AUCCalculator's convention): only the all-positive point remains,
+    # extended to recall 0 at its precision P / (P + N) = 1/3.
+    assert aurpc(curve) == pytest.approx(1 / 3, rel=1e-15)
+
+
+def test_top_tie_group_of_negatives_by_hand() -> None:
+    # Scores [2, 1], labels [0, 1]: points (TP, FP) = (0, 1), (1, 1) with P = N = 1.
+    # Davis & Goadrich drop (0, 1) and extend (1, 1) -- precision 1/2 -- to recall 0: area 1/2.
+    curve = pr_points_from_scores([2, 1], [0, 1])
+    assert aurpc(curve) == pytest.approx(0.5, rel=1e-15)
+    np.testing.assert_allclose(interpolated_precision(curve, [0.0, 0.5, 1.0]), [0.5] * 3)
+    # Kept: from (0, 1) to (1, 1) precision is x / (x + 1), area 1 - ln 2 = 0.3069.
+    assert aurpc(curve, zero_tp_points="keep") == pytest.approx(1 - math.log(2), rel=1e-14)
+    with pytest.raises(ValueError, match="zero_tp_points"):
+        aurpc(curve, zero_tp_points="both")  # type: ignore[arg-type]
+
+
+def aurpc_from_the_paper(scores: list[int], labels: list[bool], weights: list[float]) -> float:
+    """A second AURPC, written from Davis & Goadrich (2006) and PAPERS.md, not from ilpkit.
+
+    One point per distinct score threshold (ties move together); points with TP = 0 dropped;
+    the first remaining point extended horizontally to recall 0; between consecutive points
+    precision is TP / (TP + FP_A + s (TP - TP_A)) with s the local skew, integrated over recall
+    numerically (scipy's adaptive quadrature), not with the closed form.
+    """
+    integrate = pytest.importorskip("scipy.integrate")
+    points = []
+    for threshold in sorted(set(scores), reverse=True):
+        tp = sum(w for s, y, w in zip(scores, labels, weights, strict=True) if y and s >= threshold)
+        fp = sum(
+            w for s, y, w in zip(scores, labels, weights, strict=True) if not y and s >= threshold
+        )
+        points.append((tp, fp))
+    p = sum(w for y, w in zip(labels, weights, strict=True) if y)
+    points = [(tp, fp) for tp, fp in points if tp > 0]
+    tp0, fp0 = points[0]
+    area = (tp0 / p) * tp0 / (tp0 + fp0)  # horizontal extension to recall 0
+    for (tp_a, fp_a), (tp_b, fp_b) in itertools.pairwise(points):
+        if tp_b <= tp_a:
+            continue
+        s = (fp_b - fp_a) / (tp_b - tp_a)
+        value, _ = integrate.quad(
+            lambda r, tp_a=tp_a, fp_a=fp_a, s=s: (r * p) / (r * p + fp_a + s * (r * p - tp_a)),
+            tp_a / p,
+            tp_b / p,
+            epsabs=1e-13,
+            epsrel=1e-12,
+        )
+        area += value
+    return area
 
 
 def test_points_with_equal_tp_add_no_area() -> None:
@@ -415,3 +466,19 @@ def test_paired_t_test_degenerate_inputs() -> None:
         paired_t_test([1], [2])
     with pytest.raises(ValueError, match="differ in length"):
         paired_t_test([1, 2], [2])
+
+
+@settings(max_examples=150, deadline=None)
+@given(rankings)
+def test_aurpc_equals_an_independent_implementation_of_davis_goadrich(
+    ranking: tuple[list[int], list[bool], list[float]],
+) -> None:
+    scores, labels, weights = ranking
+    expected = aurpc_from_the_paper(scores, labels, weights)
+    assert aurpc(pr_points_from_scores(scores, labels, weights)) == pytest.approx(
+        expected, abs=1e-9
+    )
+    ones = [1.0] * len(scores)
+    assert aurpc(pr_points_from_scores(scores, labels)) == pytest.approx(
+        aurpc_from_the_paper(scores, labels, ones), abs=1e-9
+    )

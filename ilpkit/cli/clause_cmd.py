@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -22,6 +23,7 @@ from ilpkit.cli.common import (
 )
 from ilpkit.core.config import DataFormat
 from ilpkit.core.errors import DataError
+from ilpkit.core.literal_graph import check_graph_path, literal_network, write_graph
 from ilpkit.core.mismatch import check_clause, check_seed
 from ilpkit.core.reader import PrologReader
 from ilpkit.core.terms import Clause, Term
@@ -47,9 +49,18 @@ def saturate(
     ground: Annotated[
         bool, typer.Option(help="Also print the ground (not variabilised) literals.")
     ] = False,
+    graph: Annotated[
+        Path | None,
+        typer.Option(
+            help="Also write the literal network (dissertation Table 5.2) to this .graphml "
+            "or .dot file."
+        ),
+    ] = None,
     trust_data: TrustOpt = False,
 ) -> None:
     """Print the bottom clause of a seed example."""
+    if graph is not None:
+        check_graph_path(graph)
     task = load(path, fmt, stem)
     options = split_sets(sets, ("backend",))
     seed: Term | int
@@ -77,6 +88,13 @@ def saturate(
     typer.echo(str(bottom))
     if ground:
         typer.echo(str(bottom.ground_clause()))
+    if graph is not None:
+        network = literal_network(bottom)
+        write_graph(network, graph)
+        typer.echo(
+            f"% literal network: {network.number_of_nodes()} nodes, "
+            f"{network.number_of_edges()} arcs -> {graph}"
+        )
 
 
 def coverage(

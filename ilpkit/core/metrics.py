@@ -7,6 +7,9 @@ examples first.
 
 AURPC follows PAPERS.md "Metrics" and prankboost-ilp2009 sec. 4: Davis-Goadrich interpolation
 between recall-precision points, integrated exactly with the closed form (:func:`aurpc`).
+Points with TP = 0 are dropped by default, as Davis & Goadrich's AUCCalculator does
+(``zero_tp_points="drop"``); ``"keep"`` keeps them, so a ranking whose top tie group holds only
+negatives starts at precision 0.
 scikit-learn's step-wise average precision is offered, under its own name, for comparison
 (:func:`average_precision_step`). AUROC is the Mann-Whitney statistic with ties counted 1/2;
 the K-fold paired t-test is the one of the dissertation, sec. 2.1. Pure numpy: the Student t
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Final, NamedTuple, overload
+from typing import Final, Literal, NamedTuple, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -26,6 +29,7 @@ __all__ = [
     "PRCurve",
     "ROCPoints",
     "TTestResult",
+    "ZeroTPPoints",
     "accuracy",
     "auroc",
     "aurpc",
@@ -43,6 +47,11 @@ __all__ = [
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
+
+ZeroTPPoints = Literal["drop", "keep"]
+"""What AURPC does with recall-precision points of TP = 0: ``"drop"`` them (Davis & Goadrich's
+AUCCalculator; the curve starts at the first TP > 0 point, extended to recall 0 at its
+precision) or ``"keep"`` them (a top tie group of negatives starts the curve at precision 0)."""
 
 _REL_TOL: Final = 1e-9
 """Counts may exceed their class total by this fraction (float sums) and are then clipped."""
@@ -137,9 +146,11 @@ def pr_points_from_counts(
     return PRCurve(np.ascontiguousarray(tp), np.ascontiguousarray(fp), p, n)
 
 
-def aurpc(curve: PRCurve) -> float:
+def aurpc(curve: PRCurve, zero_tp_points: ZeroTPPoints = "drop") -> float:
     """Area under the recall-precision curve, Davis-Goadrich interpolation, computed exactly.
 
+    Points with TP = 0 are first dropped (``zero_tp_points="drop"``, the default and the
+    convention of Davis & Goadrich's AUCCalculator, PAPERS.md "Metrics") or kept (``"keep"``).
     The curve is the sorted points, extended (PAPERS.md "Metrics", prankboost-ilp2009 sec. 4):
 
     * to recall 0 horizontally, at the precision of its lowest-recall point. This equals
@@ -159,14 +170,18 @@ def aurpc(curve: PRCurve) -> float:
     """
     if not curve.p > 0:
         raise ValueError("AURPC needs positive examples of non-zero total weight (P > 0)")
+    curve = _with_zero_tp(curve, zero_tp_points)
     if len(curve) <= _SCALAR_POINTS:
         return _aurpc_scalar(curve)
     tp, fp = _extended(curve)
     return float(_segment_areas(tp, fp).sum() / curve.p)
 
 
-def interpolated_precision(curve: PRCurve, recall: npt.ArrayLike) -> FloatArray:
-    """Davis-Goadrich precision at each ``recall`` in [0, 1], on the curve :func:`aurpc` uses.
+def interpolated_precision(
+    curve: PRCurve, recall: npt.ArrayLike, zero_tp_points: ZeroTPPoints = "drop"
+) -> FloatArray:
+    """Davis-Goadrich precision at each ``recall`` in [0, 1], on the curve :func:`aurpc` uses
+    (with the same ``zero_tp_points`` convention).
 
     At the recall of several points (equal TP) the precision is that of the first of them,
     in (TP, FP) order; at recall 0 it is the limit from the right.
@@ -176,7 +191,7 @@ def interpolated_precision(curve: PRCurve, recall: npt.ArrayLike) -> FloatArray:
     rho = np.asarray(recall, dtype=np.float64)
     if np.any((rho < 0) | (rho > 1)) or np.any(np.isnan(rho)):
         raise ValueError("recall values must lie in [0, 1]")
-    tp, fp = _extended(curve)
+    tp, fp = _extended(_with_zero_tp(curve, zero_tp_points))
     rising = np.flatnonzero(np.diff(tp) > 0)
     tp_a, fp_a = tp[rising], fp[rising]
     tp_b, fp_b = tp[rising + 1], fp[rising + 1]
@@ -436,6 +451,19 @@ def _totals(tp: FloatArray, fp: FloatArray, what: str) -> tuple[float, float]:
     if not (p > 0 and n > 0):
         raise ValueError(f"{what} needs positive and negative examples of non-zero weight")
     return p, n
+
+
+def _with_zero_tp(curve: PRCurve, zero_tp_points: ZeroTPPoints) -> PRCurve:
+    """The curve without its TP = 0 points (``"drop"``) or unchanged (``"keep"``)."""
+    if zero_tp_points == "keep":
+        return curve
+    if zero_tp_points != "drop":
+        raise ValueError(f"zero_tp_points must be 'drop' or 'keep', got {zero_tp_points!r}")
+    keep = curve.tp > 0
+    if bool(keep.all()):
+        return curve
+    thresholds = None if curve.thresholds is None else curve.thresholds[keep]
+    return PRCurve(curve.tp[keep], curve.fp[keep], curve.p, curve.n, thresholds)
 
 
 def _extended(curve: PRCurve) -> tuple[FloatArray, FloatArray]:

@@ -93,6 +93,9 @@ class Evaluated:
     counts: Counts
     score: float
     number: int  # 1-based position in the stream of evaluated clauses
+    parent: int | None = None
+    """``number`` of the evaluated clause this one was reached from (None: a start); following
+    parents gives a clause's search trajectory (dissertation 5.1.2)."""
 
     @property
     def length(self) -> int:
@@ -145,11 +148,15 @@ class SearchContext:
     def remaining(self) -> int:
         return self.budget - self.evaluated
 
-    def evaluate(self, body: ClauseIds, parent: Evaluated | None = None) -> Evaluated:
+    def evaluate(
+        self, body: ClauseIds, parent: Evaluated | None = None, origin: Evaluated | None = None
+    ) -> Evaluated:
         """Evaluate the clause ``body`` (counted, observed).
 
         ``parent`` is a clause that ``body`` specialises (adds literals to); its coverage then
-        bounds the examples tested.  Raises :class:`BudgetExhausted` when the budget is spent.
+        bounds the examples tested.  ``origin`` is the clause ``body`` was reached from by any
+        move (default: ``parent``); its number is recorded as the result's ``parent``.
+        Raises :class:`BudgetExhausted` when the budget is spent.
         """
         if self.evaluated >= self.budget or (_LIMIT and _LIMIT[-1].passed()):
             raise BudgetExhausted
@@ -172,7 +179,16 @@ class SearchContext:
             counts, len(body) + 1, parent.counts if parent is not None else None
         )
         self.evaluated += 1
-        result = Evaluated(body, clause, coverage, counts, score, self.evaluated)
+        came_from = origin if origin is not None else parent
+        result = Evaluated(
+            body,
+            clause,
+            coverage,
+            counts,
+            score,
+            self.evaluated,
+            came_from.number if came_from is not None else None,
+        )
         self._memo[body] = result
         for observer in self.observers:
             observer(result)

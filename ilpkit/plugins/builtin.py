@@ -26,7 +26,7 @@ from ilpkit.plugins.learners import (
     tilde,
 )
 from ilpkit.plugins.scorers import SPECS as SCORER_SPECS
-from ilpkit.plugins.search import hillclimb, random_rules, rrr, topdown
+from ilpkit.plugins.search import directed_rrr, hillclimb, random_rules, rrr, topdown
 
 
 @hookimpl
@@ -44,6 +44,7 @@ def ilpkit_register_plugins() -> list[PluginSpec[Any]]:
         hillclimb.SPEC,
         rrr.SPEC,
         random_rules.SPEC,
+        directed_rrr.SPEC,
         theory.SPEC,
         *boosting.SPECS,
         gleaner.SPEC,

@@ -6,6 +6,10 @@ of the N theories" (a theory says positive when any of its rules covers the exam
 gives the recall-precision points, and the number of theories that say positive is the
 ranking score.  The members are independent units of work, run on the learner's executor.
 
+Every recorded rule covers at least ``min_tune_pos`` (default 2) tune-set positives
+(dissertation 4.2.1: "each recorded rule [covers] at least two positive examples in the tune
+set"): a clause failing it is not acceptable in the covering loop's searches.
+
 Decisions: ``predict`` uses the majority, K = ceil(N / 2); the learning curve
 (``at_budget``) reads the members in order -- the ensemble after ``b`` clauses holds the rules
 that the serial run had accepted by then.
@@ -50,6 +54,12 @@ class AlephEnsembleOptions(BaseModel):
         description="Each theory starts no new search after this many clauses (None: its "
         "covering loop runs until every positive is covered or tried).",
     )
+    min_tune_pos: int = Field(
+        default=2,
+        ge=0,
+        description="Every recorded rule covers at least this many tune-set positives "
+        "(dissertation 4.2.1; the training positives when there is no tune set).",
+    )
 
 
 @dataclass(frozen=True)
@@ -59,6 +69,7 @@ class MemberUnit:
     options: AlephEnsembleOptions
     index: int
     train: list[int]
+    tune: list[int] | None = None
 
 
 def member_seed(seed: int, index: int) -> int:
@@ -76,6 +87,7 @@ def learn_member(
             max_rules=options.max_rules,
             seed_order="random",
             max_clauses=options.clauses_per_theory,
+            min_tune_pos=options.min_tune_pos,
         )
     )
     member_ctx = replace(ctx, seed=member_seed(ctx.seed, index), on_rule=None, on_progress=None)
@@ -85,6 +97,8 @@ def learn_member(
 def run_member_unit(task: Task, ctx: LearnContext, unit: MemberUnit) -> dict[str, Any]:
     """Learn one member theory in a worker (the framework rebuilt task and context there)."""
     ctx.train_ids = np.asarray(unit.train, dtype=np.int64)
+    if unit.tune is not None:
+        ctx.tune_ids = np.asarray(unit.tune, dtype=np.int64)
     return learn_member(task, ctx, unit.options, unit.index).to_json()
 
 
@@ -186,13 +200,14 @@ class AlephEnsembleLearner:
 
     def fit(self, task: Task, ctx: LearnContext) -> AlephEnsembleModel:
         train = ctx.train(task).tolist()
+        tune = None if ctx.tune_ids is None else [int(i) for i in ctx.tune_ids]
         members = ctx.run_members(
             "theories",
             self.options.theories,
             lambda k: learn_member(task, ctx, self.options, k),
             Shipped(
                 run_member_unit,
-                lambda k: MemberUnit(self.options, k, train),
+                lambda k: MemberUnit(self.options, k, train, tune),
                 TheoryModel.from_json,
             ),
         )

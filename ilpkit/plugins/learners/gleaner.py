@@ -1,6 +1,7 @@
 """``gleaner``: Gleaner (dissertation ch. 4; gleanersrl sec. 2.1).
 
-Stage 1, per seed (an independent unit of work): saturate a random training positive and
+Stage 1, per seed (an independent unit of work): saturate a training positive (distinct
+positives for distinct seeds, in a random order: :func:`seed_examples`) and
 search ``clauses_per_seed`` clauses (by default Rapid Random Restart with the
 precision*recall heuristic).  Every evaluated clause falls in the recall bin of its training
 recall (B bins of width 1/B; ``floor(recall * B)``, recall 1 in the last bin), and each bin
@@ -28,6 +29,7 @@ Decisions (PAPERS.md leaves them open):
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -141,6 +143,22 @@ class SeedResult:
         )
 
 
+def seed_examples(positives: npt.NDArray[np.int64], rng: random.Random, count: int) -> list[int]:
+    """The first ``count`` seed examples: distinct positives, in a random order.
+
+    The positives are shuffled and taken in turn; only when there are more seeds than
+    positives does a new shuffle of all positives follow (so seeds repeat only then).
+    Every seed's search draws the same order from the same generator state, so seed k is
+    the same whether the seeds run here or on worker processes.
+    """
+    order: list[int] = []
+    pool = [int(i) for i in positives]
+    while len(order) < count:
+        rng.shuffle(pool)
+        order.extend(pool)
+    return order[:count]
+
+
 def search_seed(
     task: Task,
     ctx: LearnContext,
@@ -152,8 +170,7 @@ def search_seed(
     """Stage 1 for seed ``index``: its search, and each bin's best clause over time."""
     labels = task.examples.labels
     positives = train[labels[train] == POS]
-    rng = ctx.rng("gleaner-seed", index)
-    seed_example = int(positives[rng.randrange(len(positives))])
+    seed_example = seed_examples(positives, ctx.rng("gleaner-seed-order"), index + 1)[index]
     settings = ctx.settings
     clauselength = options.clauselength or int(settings["clauselength"])
     bottom = ctx.backend.saturate(seed_example, depth=int(settings["i"]))

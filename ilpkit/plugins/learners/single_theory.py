@@ -7,7 +7,7 @@ combined: a single Aleph theory is learnt on the training examples, each rule's 
 ========== ==========================================================================
 scheme     score of an example covered by the rules R (0 when R is empty)
 ========== ==========================================================================
-ranked     max over R of the m-estimate of tune precision, (TP + m P/(P+N)) / (TP + FP + m)
+ranked     max over R of the m-estimate of tune precision, (TP + m) / (TP + FP + 2m)
 lfpr       max over R of 1 - FP/N (the matching rule with the lowest false positive rate)
 cn2        sum TP / (sum TP + sum FP) over R (CN2's aggregated precision)
 vote       mean tune precision over R (weighted vote)
@@ -16,6 +16,11 @@ precision  sum of tune precision over R (cumulative)
 recall     sum of tune recall over R (cumulative)
 f1         sum of tune F1 over R (cumulative)
 ========== ==========================================================================
+
+``ranked`` uses the m-estimate as the dissertation's section 4.2 writes it (``m_estimate=
+"dissertation"``); ``m_estimate="prior"`` offers the textbook form with the class prior,
+(TP + m P/(P+N)) / (TP + FP + m).  Every rule of the theory covers at least ``min_tune_pos``
+(default 2) tune positives (section 4.2.1): the covering loop does not accept others.
 
 Without tune examples the training examples are used.  ``predict`` says positive when any
 rule covers the example (the theory's own classification).
@@ -43,6 +48,7 @@ from ilpkit.core.task import NEG, POS, Task
 from ilpkit.plugins.learners.theory import TheoryLearner, TheoryModel, TheoryOptions
 
 Scheme = Literal["ranked", "lfpr", "cn2", "vote", "count", "precision", "recall", "f1"]
+MEstimate = Literal["dissertation", "prior"]
 
 
 class SingleTheoryOptions(BaseModel):
@@ -53,15 +59,31 @@ class SingleTheoryOptions(BaseModel):
     scheme: Scheme = Field(default="ranked", description="How matching rules are combined.")
     m: float = Field(default=2.0, ge=0, description="m of the m-estimate (scheme ranked).")
     max_rules: int | None = Field(default=None, ge=1, description="Cut the theory at C rules.")
+    m_estimate: MEstimate = Field(
+        default="dissertation",
+        description="Scheme ranked: 'dissertation' (TP + m) / (TP + FP + 2m) (sec. 4.2) or "
+        "'prior' (TP + m P/(P+N)) / (TP + FP + m).",
+    )
+    min_tune_pos: int = Field(
+        default=2,
+        ge=0,
+        description="Every rule of the theory covers at least this many tune-set positives "
+        "(dissertation 4.2.1; the training positives when there is no tune set).",
+    )
 
 
 def rule_weights(
     scheme: Scheme, tp: npt.NDArray[np.float64], fp: npt.NDArray[np.float64], p: float,
-    n: float, m: float,
+    n: float, m: float, m_estimate: MEstimate = "dissertation",
 ) -> npt.NDArray[np.float64]:  # fmt: skip
     """Each rule's weight under ``scheme`` from its tune counts."""
     covered = tp + fp
     precision = np.divide(tp, covered, out=np.zeros_like(tp), where=covered > 0)
+    if scheme == "ranked" and m_estimate == "dissertation":
+        paper_denominator = covered + 2.0 * m
+        return np.divide(
+            tp + m, paper_denominator, out=np.zeros_like(tp), where=paper_denominator > 0
+        )
     if scheme == "ranked":
         prior = p / (p + n) if p + n > 0 else 0.0
         denominator = covered + m
@@ -148,7 +170,9 @@ class SingleTheoryModel:
         self, backend: ClauseBackend, ids: npt.NDArray[np.int64] | None = None
     ) -> npt.NDArray[np.float64]:
         o = self.options
-        weights = rule_weights(o.scheme, self.tune_tp, self.tune_fp, self.tune_p, self.tune_n, o.m)
+        weights = rule_weights(
+            o.scheme, self.tune_tp, self.tune_fp, self.tune_p, self.tune_n, o.m, o.m_estimate
+        )
         return combine(o.scheme, self._matches(backend, ids), weights, self.tune_tp, self.tune_fp)
 
     def predict(
@@ -158,7 +182,9 @@ class SingleTheoryModel:
 
     def rules(self) -> list[Rule]:
         o = self.options
-        weights = rule_weights(o.scheme, self.tune_tp, self.tune_fp, self.tune_p, self.tune_n, o.m)
+        weights = rule_weights(
+            o.scheme, self.tune_tp, self.tune_fp, self.tune_p, self.tune_n, o.m, o.m_estimate
+        )
         return [
             Rule(r.clause, float(w), r.tp, r.fp, r.precision, r.recall)
             for r, w in zip(self.theory.rules(), weights, strict=True)
@@ -204,7 +230,10 @@ class SingleTheoryLearner:
         return SingleTheoryModel.from_json(data)
 
     def fit(self, task: Task, ctx: LearnContext) -> SingleTheoryModel:
-        theory = TheoryLearner(TheoryOptions(max_rules=self.options.max_rules)).fit(task, ctx)
+        theory_options = TheoryOptions(
+            max_rules=self.options.max_rules, min_tune_pos=self.options.min_tune_pos
+        )
+        theory = TheoryLearner(theory_options).fit(task, ctx)
         tune = ctx.tune_ids if ctx.tune_ids is not None and len(ctx.tune_ids) else ctx.train(task)
         labels = task.examples.labels[tune]
         weights = task.examples.weights[tune]

@@ -14,6 +14,7 @@ thresholds 1, 2, ... give a PR curve; ``max_rules`` is the dissertation's "first
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -58,6 +59,12 @@ class TheoryOptions(BaseModel):
         default="ignore",
         description="Unlabeled examples (PU data): ignored, or counted as negatives (the "
         "random sample of the 'posonly' scorer; the 'unlabeled as negative' baseline).",
+    )
+    min_tune_pos: int = Field(
+        default=0,
+        ge=0,
+        description="An acceptable rule must also cover this many tune-set positives (the "
+        "training positives when there is no tune set); dissertation 4.2.1 uses 2.",
     )
 
 
@@ -170,6 +177,7 @@ class TheoryLearner:
         uncovered = 0
         searches = 0
         max_clauses = self.options.max_clauses
+        tune_positives = _tune_positives(task, ctx, train, self.options.min_tune_pos)
         while (
             remaining
             and (self.options.max_rules is None or len(clauses) < self.options.max_rules)
@@ -180,7 +188,7 @@ class TheoryLearner:
             seed = pool[0] if self.options.seed_order == "first" else order_rng.choice(pool)
             bottom = ctx.backend.saturate(seed, depth=int(settings["i"]))
             active = np.array(sorted(remaining | set(int(i) for i in negatives)), dtype=np.int64)
-            search_ctx = SearchContext(
+            search_ctx = _TuneCheckedSearch(
                 bottom=bottom,
                 backend=ctx.backend,
                 scorer=ctx.scorer,
@@ -191,6 +199,8 @@ class TheoryLearner:
                 acceptance=acceptance,
                 among=Coverage(active, n, trusted=True),
                 observers=list(ctx.observers),
+                tune_positives=tune_positives,
+                min_tune_pos=self.options.min_tune_pos,
             )
             searches += 1
             best = ctx.make_search().run(search_ctx)
@@ -226,6 +236,39 @@ def unlabeled_as_negative(task: Task) -> Task:
     ex = task.examples
     labels = np.where(ex.labels == UNLABELED, NEG, ex.labels).astype(np.int8)
     return replace(task, examples=Examples(ex.atoms, labels, ex.weights, ex.folds, ex.locations))
+
+
+@dataclass
+class _TuneCheckedSearch(SearchContext):
+    """A search context whose acceptable clauses also cover ``min_tune_pos`` tune positives
+    (dissertation 4.2.1: "each recorded rule [covers] at least two positive examples in the
+    tune set"). The tune coverage is computed only for clauses that pass the other tests."""
+
+    tune_positives: Coverage | None = None
+    min_tune_pos: int = 0
+    _tune_ok: dict[tuple[int, ...], bool] = field(default_factory=dict, repr=False)
+
+    def acceptable(self, e: Evaluated) -> bool:
+        if not super().acceptable(e):
+            return False
+        if self.tune_positives is None or self.min_tune_pos <= 0:
+            return True
+        ok = self._tune_ok.get(e.body)
+        if ok is None:
+            covered = self.backend.coverage(e.clause, self.tune_positives)
+            ok = self._tune_ok[e.body] = len(covered) >= self.min_tune_pos
+        return ok
+
+
+def _tune_positives(
+    task: Task, ctx: LearnContext, train: npt.NDArray[np.int64], min_tune_pos: int
+) -> Coverage | None:
+    """The tune positives (training positives without a tune set), or None if unused."""
+    if min_tune_pos <= 0:
+        return None
+    tune = ctx.tune_ids if ctx.tune_ids is not None and len(ctx.tune_ids) else train
+    labels = task.examples.labels
+    return Coverage(tune[labels[tune] == POS], len(task.examples))
 
 
 def _allow_empty(best: Evaluated) -> bool:
