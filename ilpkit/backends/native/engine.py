@@ -34,6 +34,18 @@ from pydantic import Field
 from ilpkit.backends.base import Backend, BackendOptions, describe_clause
 from ilpkit.backends.native.components import split_independent
 from ilpkit.backends.native.joins import Bindings, join, join_counts, semi_join
+from ilpkit.backends.native.kernels import HAVE_NUMBA
+from ilpkit.backends.native.kernels import OK as KERNEL_OK
+from ilpkit.backends.native.plan import (
+    Empty,
+    HeadIndex,
+    KernelStore,
+    Plan,
+    Refused,
+    build_plan,
+    head_components,
+    run_plan,
+)
 from ilpkit.backends.native.store import FactTable, Ids, Interner
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.errors import DataError, ResourceLimitExceeded
@@ -61,6 +73,9 @@ COMPARISONS: Final = {
     "=\\=": np.not_equal,
 }
 _EMPTY: Final = np.zeros(0, dtype=np.int64)
+_EMPTY_PART: Final = (None, _EMPTY, _EMPTY, _EMPTY)  # a body part that can never hold
+_MEMO_LIMIT: Final = 1 << 22  # largest per-part answer array (entries, one byte each)
+_PARTS_LIMIT: Final = 200_000
 
 
 class NativeOptions(BackendOptions):
@@ -80,6 +95,16 @@ class NativeOptions(BackendOptions):
     )
     memo_entries: int = Field(
         default=200_000, description="Memoised answers of rule-defined literals (entries)."
+    )
+    kernel: bool = Field(
+        default=True,
+        description="Test clauses of facts and ground tests with the compiled first-solution "
+        "kernel (needs numba; false: always the set-at-a-time engine).",
+    )
+    kernel_steps: int = Field(
+        default=50_000_000,
+        description="Candidate facts the kernel may try per clause before handing the clause "
+        "to the set-at-a-time engine.",
     )
 
 
@@ -103,6 +128,10 @@ class NativeBackend(Backend):
         self._components: dict[Clause, bool] = {}
         self._last_restriction: tuple[Bindings, Coverage, Bindings] | None = None
         self._parent_requests: OrderedDict[Clause, int] = OrderedDict()
+        self.kstore = KernelStore()
+        self._heads: dict[tuple[str, int], HeadIndex] = {}
+        self._parts: OrderedDict[object, tuple[Plan, Ids, Ids, Ids]] = OrderedDict()
+        self._parts_bytes = 0
 
     # -- loading ------------------------------------------------------------------------------
     def _load(self, task: Task) -> None:
@@ -112,6 +141,10 @@ class NativeBackend(Backend):
         self.cache_bytes = 0
         self.memo.clear()
         self._components = {}
+        self.kstore = KernelStore()
+        self._heads = {}
+        self._parts.clear()
+        self._parts_bytes = 0
         self.facts = {
             key: FactTable(key[0], key[1], rows, self.interner)
             for key, rows in task.program.facts.items()
@@ -237,10 +270,126 @@ class NativeBackend(Backend):
                     return Coverage.empty(n)
                 reduced = Clause(canon.head, connected).canonical()
                 return self._coverage(reduced, among)
-            ids = self._cover(canon, among)
+            ids = self._kernel_cover(canon, among) if self._use_kernel else None
+            if ids is None:
+                ids = self._cover(canon, among)
         except ResourceLimitExceeded as exc:
             raise ResourceLimitExceeded(f"{exc} (clause: {describe_clause(clause)})") from None
         return Coverage(ids, n, trusted=True)
+
+    @property
+    def _use_kernel(self) -> bool:
+        return self.opts.kernel and HAVE_NUMBA
+
+    def _kernel_cover(self, clause: Clause, among: Coverage | None) -> Ids | None:
+        """Covered ids by the compiled first-solution kernel; None when the clause is
+        outside its fragment or over its step budget (the set-at-a-time engine then runs).
+
+        The body is split into parts that share no variable outside the head; each part is
+        decided once per distinct tuple of its head variables' values and the answers are
+        kept (``_parts``), so the parts a refinement shares with its parent cost nothing."""
+        head = clause.head
+        key = _indicator(head)
+        entry = self.example_tables.get(key)
+        if entry is None:
+            return _EMPTY
+        hix = self._head_index(key)
+        rows = np.arange(len(hix.ids), dtype=np.int64) if among is None else hix.row_of[among.ids]
+        if among is not None:
+            rows = rows[rows >= 0]
+        column: dict[Var, int] = {}
+        checks: list[tuple[int, int]] = []
+        for c, a in enumerate(_args(head)):
+            if type(a) is Var:
+                if a in column:
+                    checks.append((column[a], c))
+                else:
+                    column[a] = c
+            elif is_ground(a):
+                i = self.interner.lookup(a)
+                if i is None:
+                    return _EMPTY
+                checks.append((-1 - i, c))
+            else:
+                return None
+        if checks:
+            data = entry[1].data[rows]
+            mask = np.ones(len(rows), dtype=bool)
+            for a, c in checks:
+                mask &= (data[:, c] == -1 - a) if a < 0 else (data[:, a] == data[:, c])
+            rows = rows[mask]
+        parts = []
+        for hv, lits in head_components(set(column), list(clause.body)):
+            part = self._part(key, hix, [column[v] for v in hv], hv, lits)
+            if part is None:
+                return None
+            if part is _EMPTY_PART:
+                return _EMPTY
+            parts.append(part)
+        parts.sort(key=lambda p: len(p[1]))
+        numeric = self.interner.numeric()
+        budget = self.opts.kernel_steps
+        for plan, hcol, strides, memo in parts:
+            if len(rows) == 0:
+                break
+            covered, status, steps = run_plan(
+                plan, hix, rows, hcol, strides, memo, self.kstore, numeric, budget
+            )
+            if status != KERNEL_OK:
+                return None
+            budget -= steps
+            rows = rows[covered.view(bool)]
+        self.stats["kernel"] = self.stats.get("kernel", 0) + 1
+        return hix.ids[rows]
+
+    def _part(
+        self,
+        key: tuple[str, int],
+        hix: HeadIndex,
+        cols: list[int],
+        hv: list[Var],
+        lits: list[Term],
+    ) -> tuple[Plan, Ids, Ids, Ids] | None:
+        """The plan of one body part and its answers so far per tuple of head values
+        (cached; None when outside the kernel's fragment)."""
+        names = {v: Var(f"_H{c}") for v, c in zip(hv, cols, strict=True)}
+        for lit in lits:
+            for v in iter_vars(lit):
+                if v not in names:
+                    names[v] = Var(f"_{len(names)}")
+        ident = (key, tuple(substitute(lit, names) for lit in lits))
+        got = self._parts.get(ident)
+        if got is not None:
+            self._parts.move_to_end(ident)
+            return got
+        try:
+            plan = build_plan(hv, lits, self.facts, self.interner, self.kstore)
+        except Empty:
+            return _EMPTY_PART
+        except Refused:
+            return None
+        strides = np.zeros(len(cols), dtype=np.int64)
+        size = 1
+        for j in range(len(cols) - 1, -1, -1):
+            strides[j] = size
+            size *= hix.dims[cols[j]]
+        memo = np.zeros(size if size <= _MEMO_LIMIT else 0, dtype=np.uint8)
+        got = (plan, np.array(cols, dtype=np.int64), strides, memo)
+        self._parts[ident] = got
+        self._parts_bytes += memo.nbytes
+        while self._parts and (
+            len(self._parts) > _PARTS_LIMIT or self._parts_bytes > self.opts.cache_mb * 1e6 / 4
+        ):
+            _, old = self._parts.popitem(last=False)
+            self._parts_bytes -= old[3].nbytes
+        return got
+
+    def _head_index(self, key: tuple[str, int]) -> HeadIndex:
+        hix = self._heads.get(key)
+        if hix is None:
+            ids, table = self.example_tables[key]
+            hix = self._heads[key] = HeadIndex(ids, table, self.n_examples)
+        return hix
 
     def _satisfiable(self, literals: list[Term]) -> bool:
         """Whether a conjunction not linked to the head has a solution (memoised)."""
