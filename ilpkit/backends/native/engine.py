@@ -319,13 +319,17 @@ class NativeBackend(Backend):
                 mask &= (data[:, c] == -1 - a) if a < 0 else (data[:, a] == data[:, c])
             rows = rows[mask]
         parts = []
+        rest: list[Term] = []  # parts outside the kernel's fragment, for the numpy engine
         for hv, lits in head_components(set(column), list(clause.body)):
             part = self._part(key, hix, [column[v] for v in hv], hv, lits)
             if part is None:
-                return None
-            if part is _EMPTY_PART:
+                rest += lits
+            elif part is _EMPTY_PART:
                 return _EMPTY
-            parts.append(part)
+            else:
+                parts.append(part)
+        if not parts:
+            return None
         parts.sort(key=lambda p: len(p[1]))
         numeric = self.interner.numeric()
         budget = self.opts.kernel_steps
@@ -340,6 +344,13 @@ class NativeBackend(Backend):
             budget -= steps
             rows = rows[covered.view(bool)]
         self.stats["kernel"] = self.stats.get("kernel", 0) + 1
+        if rest and len(rows):
+            # Only examples every pure part admits reach the others, so each literal there
+            # is called exactly where Prolog would reach it as well.
+            order = {id(lit): i for i, lit in enumerate(clause.body)}
+            rest.sort(key=lambda lit: order[id(lit)])
+            left = Coverage(hix.ids[rows], self.n_examples, trusted=True)
+            return self._cover(Clause(head, rest).canonical(), left)
         return hix.ids[rows]
 
     def _part(
