@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 import numpy as np
@@ -48,7 +48,7 @@ from ilpkit.backends.native.plan import (
 )
 from ilpkit.backends.native.store import FactTable, Ids, Interner
 from ilpkit.core.coverage import Coverage
-from ilpkit.core.errors import DataError, ResourceLimitExceeded
+from ilpkit.core.errors import DataError, IlpkitError, ResourceLimitExceeded
 from ilpkit.core.safety import check_program
 from ilpkit.core.task import Task
 from ilpkit.core.terms import (
@@ -101,6 +101,12 @@ class NativeOptions(BackendOptions):
         description="Test clauses of facts and ground tests with the compiled first-solution "
         "kernel (needs numba; false: always the set-at-a-time engine).",
     )
+    derive_tuples: int = Field(
+        default=256,
+        description="A rule-defined literal in a kernel clause is answered once for every "
+        "tuple of values its bound variables can take, when there are at most this many "
+        "(0: never; the set-at-a-time engine answers it instead).",
+    )
     kernel_steps: int = Field(
         default=50_000_000,
         description="Candidate facts the kernel may try per clause before handing the clause "
@@ -132,6 +138,9 @@ class NativeBackend(Backend):
         self._heads: dict[tuple[str, int], HeadIndex] = {}
         self._parts: OrderedDict[object, tuple[Plan, Ids, Ids, Ids]] = OrderedDict()
         self._parts_bytes = 0
+        self._derived_tables: dict[object, FactTable | None] = {}
+        self._domains: dict[tuple[int, int], Ids] = {}
+        self._keep_alive: list[FactTable] = []
 
     # -- loading ------------------------------------------------------------------------------
     def _load(self, task: Task) -> None:
@@ -145,6 +154,9 @@ class NativeBackend(Backend):
         self._heads = {}
         self._parts.clear()
         self._parts_bytes = 0
+        self._derived_tables = {}
+        self._domains = {}
+        self._keep_alive = []
         self.facts = {
             key: FactTable(key[0], key[1], rows, self.interner)
             for key, rows in task.program.facts.items()
@@ -373,8 +385,11 @@ class NativeBackend(Backend):
         if got is not None:
             self._parts.move_to_end(ident)
             return got
+        binders = {v: (hix.table, c) for v, c in zip(hv, cols, strict=True)}
         try:
-            plan = build_plan(hv, lits, self.facts, self.interner, self.kstore)
+            plan = build_plan(
+                hv, lits, self.facts, self.interner, self.kstore, self._derived, binders
+            )
         except Empty:
             return _EMPTY_PART
         except Refused:
@@ -393,6 +408,97 @@ class NativeBackend(Backend):
         ):
             _, old = self._parts.popitem(last=False)
             self._parts_bytes -= old[3].nbytes
+        return got
+
+    def _derived(
+        self, lit: Term, binders: Mapping[Var, tuple[FactTable, int]]
+    ) -> FactTable | None:
+        """A rule-defined literal as a fact table over its active domain: its answers for
+        every tuple of values its bound variables can take (each variable's values: the
+        distinct values of the column that first binds it), when there are at most
+        ``derive_tuples`` such tuples; None otherwise, or when a call errs.
+
+        Why: the kernel then proves the literal by index lookups; each call is answered once
+        (memoised) for the whole search, instead of once per distinct binding per clause."""
+        key = _indicator(lit)
+        if key not in self.task.program.clauses or not self.opts.derive_tuples:
+            return None
+        args = _args(lit)
+        inputs: list[tuple[int, Var]] = []
+        outputs: list[tuple[int, Var]] = []
+        seen: set[Var] = set()
+        sig: list[object] = [key]
+        for c, a in enumerate(args):
+            if type(a) is Var:
+                if a in seen:
+                    return None
+                seen.add(a)
+                b = binders.get(a)
+                if b is None:
+                    outputs.append((c, a))
+                    sig.append(None)
+                else:
+                    inputs.append((c, a))
+                    sig.append((id(b[0]), b[1]))
+            elif is_ground(a):
+                sig.append(a)
+            else:
+                return None
+        ident = tuple(sig)
+        if ident in self._derived_tables:
+            return self._derived_tables[ident]
+        domains = [self._domain(binders[v]) for _, v in inputs]
+        size = 1
+        for d in domains:
+            size *= len(d)
+        table: FactTable | None = None
+        if size <= self.opts.derive_tuples:
+            table = self._derive_table(lit, inputs, outputs, domains)
+        self._derived_tables[ident] = table
+        if table is not None:
+            self._keep_alive.append(table)
+        return table
+
+    def _derive_table(
+        self,
+        lit: Term,
+        inputs: list[tuple[int, Var]],
+        outputs: list[tuple[int, Var]],
+        domains: list[Ids],
+    ) -> FactTable | None:
+        import itertools
+
+        args = _args(lit)
+        arity = len(args)
+        terms = self.interner.terms
+        base = [-1 if type(a) is Var else self.interner.id(a) for a in args]
+        rows: list[list[int]] = []
+        free = [v for _, v in outputs]
+        try:
+            for combo in itertools.product(*(d.tolist() for d in domains)):
+                goal = substitute(
+                    lit, {v: terms[i] for (_, v), i in zip(inputs, combo, strict=True)}
+                )
+                answers = self._solve_memo(goal, free)
+                for ans in answers:
+                    row = list(base)
+                    for (c, _), i in zip(inputs, combo, strict=True):
+                        row[c] = i
+                    for (c, _), i in zip(outputs, ans, strict=True):
+                        row[c] = i
+                    rows.append(row)
+        except (IlpkitError, RecursionError):
+            return None
+        data = np.array(rows, dtype=np.int64).reshape(len(rows), arity)
+        name = lit.name if type(lit) is Struct else str(lit)
+        return FactTable.from_array(name, data)
+
+    def _domain(self, binder: tuple[FactTable, int]) -> Ids:
+        table, col = binder
+        key = (id(table), col)
+        got = self._domains.get(key)
+        if got is None:
+            got = self._domains[key] = np.unique(table.data[:, col])
         return got
 
     def _head_index(self, key: tuple[str, int]) -> HeadIndex:

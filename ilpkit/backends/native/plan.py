@@ -15,7 +15,7 @@ the plan is refused).  Anything outside facts, arithmetic comparisons and ground
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -27,6 +27,9 @@ from ilpkit.core.terms import Clause, Const, Struct, Term, Var, is_ground, iter_
 
 _CMP_OPS: Final = {"<": K.LT, ">": K.GT, "=<": K.LE, ">=": K.GE, "=:=": K.EQN, "=\\=": K.NEN}
 _TESTS: Final = frozenset({"=", "\\=", "==", "\\=="})
+
+
+Derive = Callable[[Term, Mapping[Var, tuple[FactTable, int]]], FactTable | None]
 
 
 class Empty(Exception):
@@ -121,12 +124,19 @@ def build_plan(
     relations: Mapping[tuple[str, int], FactTable],
     interner: Interner,
     store: KernelStore,
+    derive: Derive | None = None,
+    head_binders: Mapping[Var, tuple[FactTable, int]] | None = None,
 ) -> Plan:
     """The plan of ``body`` with ``head_vars`` bound (slots 0..h-1, in that order, filled from
-    the rows the kernel is given); raises :class:`Refused` or :class:`Empty`."""
+    the rows the kernel is given); raises :class:`Refused` or :class:`Empty`.
+
+    ``derive`` answers a literal of a rule-defined predicate as a table over the values its
+    bound variables can take (see :meth:`.engine.NativeBackend._derived`); ``head_binders``
+    gives each head variable the example-table column its values come from."""
     slots: dict[Var, int] = {v: i for i, v in enumerate(head_vars)}
     # classify the body; tests must have their variables bound where they stand
     bound_here = set(slots)
+    first_binder: dict[Var, tuple[FactTable, int]] = dict(head_binders or {})
     items: list[tuple[str, Term, FactTable | None, list[int | None]]] = []
     for lit in body:
         key = _key(lit)
@@ -145,8 +155,26 @@ def build_plan(
                 else:
                     raise Refused("a compound argument with variables")
             items.append(("fact", lit, table, ids))
-            bound_here.update(a for a in args if type(a) is Var)
+            for c, a in enumerate(args):
+                if type(a) is Var:
+                    bound_here.add(a)
+                    first_binder.setdefault(a, (table, c))
             continue
+        if (
+            key[0] not in _CMP_OPS
+            and key[0] not in _TESTS
+            and derive is not None
+            and all(v in first_binder for v in iter_vars(lit) if v in bound_here)
+        ):
+            derived = derive(lit, first_binder)
+            if derived is not None:
+                ids = [None if type(a) is Var else interner.lookup(a) for a in args]
+                items.append(("fact", lit, derived, ids))
+                for c, a in enumerate(args):
+                    if type(a) is Var:
+                        bound_here.add(a)
+                        first_binder.setdefault(a, (derived, c))
+                continue
         if key[1] != 2:
             raise Refused(f"{key[0]}/{key[1]}")
         left, right = args
@@ -357,6 +385,7 @@ class HeadIndex:
 
     def __init__(self, ids: Ids, table: FactTable, n_examples: int) -> None:
         self.ids = ids
+        self.table = table
         self.arity = table.arity
         self.data = K.as_ids(table.data)
         ranks = np.zeros(table.data.shape, dtype=np.int64)
