@@ -45,6 +45,7 @@ from ilpkit.core.task import Task  # noqa: E402
 from ilpkit.core.terms import Clause, clause_to_prolog, to_prolog  # noqa: E402
 from ilpkit.datasets import bundled_path  # noqa: E402
 
+
 def _shared_data() -> Path:
     """``../shared/data`` from the repository, or from a worktree two levels down."""
     for base in (ROOT.parent, ROOT.parent.parent):

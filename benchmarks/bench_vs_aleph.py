@@ -142,7 +142,9 @@ def run_dataset(
     out = str(res["out"])
     (folder / "aleph.out").write_text(out + "\n--- stderr\n" + str(res["err"]))
     nodes = re.findall(r"\[total clauses constructed\] \[?(\d+)", out)
-    aleph_rules = [Clause.from_term(read_term(m)) for m in re.findall(r"^ALEPH-RULE (.*)$", out, re.M)]
+    aleph_rules = [
+        Clause.from_term(read_term(m)) for m in re.findall(r"^ALEPH-RULE (.*)$", out, re.M)
+    ]
     rows.append(
         Row(
             name,

@@ -119,19 +119,24 @@ def test_among_and_head_constants() -> None:
 
 
 def test_once_and_backjumping_flags() -> None:
-    # gp(A,B) :- parent(A,C), female(D), parent(C,B): female(D) binds D, read by nothing
-    # later -> proved once; parent(C,B) reads C (bound by literal 0) and B (head) -> on a
-    # first failure it jumps back to literal 0, over female(D).
+    # gp(A,B) :- parent(A,C), female(D), parent(C,B) over 3 parent facts (3 distinct values
+    # per column) and 2 female facts.  Expected matches per call: parent(A,C) with A bound
+    # 3/3 = 1, parent(C,B) with B bound 1, female(D) 2 -> greedy order parent(A,C),
+    # parent(C,B) (C now bound too), female(D).
+    # once: parent(A,C) binds C, read later -> 0; parent(C,B) binds nothing -> 1; female(D)
+    # binds D, read by nothing -> 1.  dep (latest binder of what a literal reads): parent(A,C)
+    # reads A (head) -> -1; parent(C,B) reads C (literal 0) -> 0; female(D) reads nothing -> -1.
     store = KernelStore()
     b = native(FAMILY)
     body = list(Clause.from_term(term("gp(A, B) :- parent(A, C), female(D), parent(C, B)")).body)
     A, B = Var("A"), Var("B")
-    parts = head_components({A, B}, body)
-    assert len(parts) == 2  # female(D) shares no variable with the rest
+    assert len(head_components({A, B}, body)) == 2  # female(D) shares no variable
     plan = build_plan([A, B], body, b.facts, b.interner, store)
-    kind, *_, once, dep = plan.arrays
+    kind, tab, *_, once, dep = plan.arrays
     assert list(kind) == [K.FACT] * 3
-    assert list(once)[-1] == 1  # the last literal: any solution ends the proof
+    assert [store._keep[t].name for t in tab] == ["parent", "parent", "female"]
+    assert list(once) == [0, 1, 1]
+    assert list(dep) == [-1, 0, -1]
 
 
 def test_kernel_as_plain_python_equals_compiled() -> None:
@@ -152,7 +157,7 @@ def test_kernel_as_plain_python_equals_compiled() -> None:
     assert status == K.OK
     assert covered.tolist() == [1, 1, 0, 0]
     if K.HAVE_NUMBA:
-        args = args[:-5] + (store.tabs, store.orders, store.starts) + args[-2:]
+        args = (*args[:-5], store.tabs, store.orders, store.starts, *args[-2:])
         assert K.cover_rows(*args)[0].tolist() == [1, 1, 0, 0]
 
 

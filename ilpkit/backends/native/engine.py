@@ -26,9 +26,10 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from typing import Final
+from typing import Final, Literal
 
 import numpy as np
+import numpy.typing as npt
 from pydantic import Field
 
 from ilpkit.backends.base import Backend, BackendOptions, describe_clause
@@ -73,7 +74,7 @@ COMPARISONS: Final = {
     "=\\=": np.not_equal,
 }
 _EMPTY: Final = np.zeros(0, dtype=np.int64)
-_EMPTY_PART: Final = (None, _EMPTY, _EMPTY, _EMPTY)  # a body part that can never hold
+Part = tuple[Plan, Ids, Ids, "npt.NDArray[np.uint8]"]  # plan, head columns, strides, answers
 _MEMO_LIMIT: Final = 1 << 22  # largest per-part answer array (entries, one byte each)
 _PARTS_LIMIT: Final = 200_000
 
@@ -136,7 +137,7 @@ class NativeBackend(Backend):
         self._parent_requests: OrderedDict[Clause, int] = OrderedDict()
         self.kstore = KernelStore()
         self._heads: dict[tuple[str, int], HeadIndex] = {}
-        self._parts: OrderedDict[object, tuple[Plan, Ids, Ids, Ids]] = OrderedDict()
+        self._parts: OrderedDict[object, Part] = OrderedDict()
         self._parts_bytes = 0
         self._derived_tables: dict[object, FactTable | None] = {}
         self._domains: dict[tuple[int, int], Ids] = {}
@@ -310,7 +311,8 @@ class NativeBackend(Backend):
         if among is not None:
             rows = rows[rows >= 0]
         column: dict[Var, int] = {}
-        checks: list[tuple[int, int]] = []
+        checks: list[tuple[int, int]] = []  # head columns that must be equal
+        constants: list[tuple[int, int]] = []  # (id, column)
         for c, a in enumerate(_args(head)):
             if type(a) is Var:
                 if a in column:
@@ -321,22 +323,24 @@ class NativeBackend(Backend):
                 i = self.interner.lookup(a)
                 if i is None:
                     return _EMPTY
-                checks.append((-1 - i, c))
+                constants.append((i, c))
             else:
                 return None
-        if checks:
+        if checks or constants:
             data = entry[1].data[rows]
             mask = np.ones(len(rows), dtype=bool)
-            for a, c in checks:
-                mask &= (data[:, c] == -1 - a) if a < 0 else (data[:, a] == data[:, c])
+            for c0, c in checks:
+                mask &= data[:, c0] == data[:, c]
+            for i, c in constants:
+                mask &= data[:, c] == i
             rows = rows[mask]
-        parts = []
+        parts: list[Part] = []
         rest: list[Term] = []  # parts outside the kernel's fragment, for the numpy engine
         for hv, lits in head_components(set(column), list(clause.body)):
             part = self._part(key, hix, [column[v] for v in hv], hv, lits)
             if part is None:
                 rest += lits
-            elif part is _EMPTY_PART:
+            elif part == "empty":
                 return _EMPTY
             else:
                 parts.append(part)
@@ -372,7 +376,7 @@ class NativeBackend(Backend):
         cols: list[int],
         hv: list[Var],
         lits: list[Term],
-    ) -> tuple[Plan, Ids, Ids, Ids] | None:
+    ) -> Part | Literal["empty"] | None:
         """The plan of one body part and its answers so far per tuple of head values
         (cached; None when outside the kernel's fragment)."""
         names = {v: Var(f"_H{c}") for v, c in zip(hv, cols, strict=True)}
@@ -391,7 +395,7 @@ class NativeBackend(Backend):
                 hv, lits, self.facts, self.interner, self.kstore, self._derived, binders
             )
         except Empty:
-            return _EMPTY_PART
+            return "empty"
         except Refused:
             return None
         strides = np.zeros(len(cols), dtype=np.int64)
@@ -400,19 +404,17 @@ class NativeBackend(Backend):
             strides[j] = size
             size *= hix.dims[cols[j]]
         memo = np.zeros(size if size <= _MEMO_LIMIT else 0, dtype=np.uint8)
-        got = (plan, np.array(cols, dtype=np.int64), strides, memo)
-        self._parts[ident] = got
+        part: Part = (plan, np.array(cols, dtype=np.int64), strides, memo)
+        self._parts[ident] = part
         self._parts_bytes += memo.nbytes
         while self._parts and (
             len(self._parts) > _PARTS_LIMIT or self._parts_bytes > self.opts.cache_mb * 1e6 / 4
         ):
             _, old = self._parts.popitem(last=False)
             self._parts_bytes -= old[3].nbytes
-        return got
+        return part
 
-    def _derived(
-        self, lit: Term, binders: Mapping[Var, tuple[FactTable, int]]
-    ) -> FactTable | None:
+    def _derived(self, lit: Term, binders: Mapping[Var, tuple[FactTable, int]]) -> FactTable | None:
         """A rule-defined literal as a fact table over its active domain: its answers for
         every tuple of values its bound variables can take (each variable's values: the
         distinct values of the column that first binds it), when there are at most

@@ -35,7 +35,7 @@ except ImportError:  # pragma: no cover - exercised only without numba
     HAVE_NUMBA = False
     TypedList = list
 
-    def _njit(*args: Any, **kwargs: Any) -> Any:
+    def _njit(*args: Any, **kwargs: Any) -> Any:  # type: ignore[no-redef]
         def wrap(f: Any) -> Any:
             f.py_func = f
             return f
@@ -65,7 +65,7 @@ NOT_A_NUMBER: Final = 2
 
 
 @_njit(cache=True, nogil=True)
-def cover_rows(  # noqa: PLR0912, PLR0913, PLR0915, C901
+def cover_rows(
     head_data: Any,
     head_arity: int,
     rows: Any,
@@ -189,7 +189,7 @@ def cover_rows(  # noqa: PLR0912, PLR0913, PLR0915, C901
                     src = aval[a + 1] if amode[a + 1] == CONST else slots[aval[a + 1]]
                     slots[aval[a]] = src
                     success = True
-                elif kd == EQ or kd == NEQ:
+                elif kd != CMP:  # EQ or NEQ
                     x = aval[a] if amode[a] == CONST else slots[aval[a]]
                     y = aval[a + 1] if amode[a + 1] == CONST else slots[aval[a + 1]]
                     success = (x == y) == (kd == EQ)

@@ -23,7 +23,7 @@ import numpy as np
 
 from ilpkit.backends.native import kernels as K
 from ilpkit.backends.native.store import FactTable, Ids, Interner
-from ilpkit.core.terms import Clause, Const, Struct, Term, Var, is_ground, iter_vars
+from ilpkit.core.terms import Const, Struct, Term, Var, is_ground, iter_vars
 
 _CMP_OPS: Final = {"<": K.LT, ">": K.GT, "=<": K.LE, ">=": K.GE, "=:=": K.EQN, "=\\=": K.NEN}
 _TESTS: Final = frozenset({"=", "\\=", "==", "\\=="})
@@ -96,7 +96,9 @@ def _number(t: Term) -> float:
     raise Refused("a comparison with a non-number or an expression")
 
 
-def _estimate(table: FactTable, args: tuple[Term, ...], ids: list[int | None], bound: set[Var]) -> tuple[float, int]:
+def _estimate(
+    table: FactTable, args: tuple[Term, ...], ids: list[int | None], bound: set[Var]
+) -> tuple[float, int]:
     """Expected matches per call and the best key column (-1: scan)."""
     n = len(table)
     best = float(n)
@@ -211,7 +213,10 @@ def build_plan(
             if kind in ("cmp", "test") and all(v in bound for v in iter_vars(lit)):
                 pick = j
                 break
-            if kind == "bind" and sum(1 for a in _args(lit) if type(a) is Var and a not in bound) <= 1:
+            if (
+                kind == "bind"
+                and sum(1 for a in _args(lit) if type(a) is Var and a not in bound) <= 1
+            ):
                 pick = j
                 break
         col = -1
@@ -411,7 +416,8 @@ def run_plan(
     budget: int,
 ) -> tuple[Any, int, int]:
     """``(covered 0/1 per row, status, steps)`` from the compiled kernel."""
-    return K.cover_rows(  # type: ignore[no-any-return]
+    kernel: Any = K.cover_rows
+    return kernel(  # type: ignore[no-any-return]
         head.data,
         head.arity,
         rows,
