@@ -54,11 +54,14 @@ DATASETS: dict[str, tuple[Path, str | None, dict[str, str]]] = {
 
 WRAP = r"""
 import resource, subprocess, sys, json
-p = subprocess.run(sys.argv[2:], capture_output=True, text=True, timeout=float(sys.argv[1]))
+try:
+    p = subprocess.run(sys.argv[2:], capture_output=True, text=True, timeout=float(sys.argv[1]))
+    rc, out, err = p.returncode, p.stdout, p.stderr
+except subprocess.TimeoutExpired as exc:  # killed and reaped: its usage is counted below
+    rc, out, err = -9, str(exc.stdout or ""), "timed out"
 r = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(json.dumps({"rc": p.returncode, "cpu": r.ru_utime + r.ru_stime,
-                  "rss_mb": r.ru_maxrss / 1024, "out": p.stdout[-200000:],
-                  "err": p.stderr[-5000:]}))
+print(json.dumps({"rc": rc, "cpu": r.ru_utime + r.ru_stime,
+                  "rss_mb": r.ru_maxrss / 1024, "out": out[-200000:], "err": err[-5000:]}))
 """
 
 ALEPH_DRIVER = """
@@ -197,7 +200,7 @@ def print_table(rows: list[Row]) -> None:
     for r in rows:
         acc = f"{r.train_acc:9.3f}" if r.train_acc is not None else f"{'-':>9}"
         cl = f"{r.clauses:9,d}" if r.clauses is not None else f"{'-':>9}"
-        flag = "" if r.returncode == 0 else f"  (exit {r.returncode})"
+        flag = {0: "", -9: "  (timed out)"}.get(r.returncode, f"  (exit {r.returncode})")
         print(
             f"{r.dataset:15} {r.system:7} {r.cpu_s:8.1f} {cl} {r.rules:5d} {acc} "
             f"{r.peak_rss_mb:11.0f}{flag}"
