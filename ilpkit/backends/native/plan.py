@@ -195,7 +195,7 @@ def build_plan(
             if type(a) is not Var and not is_ground(a):
                 raise Refused("unification with a compound term")
         unbound = [a for a in args if type(a) is Var and a not in bound_here]
-        if key[0] == "=" and len(unbound) == 1 and not (left == right):
+        if key[0] == "=" and len(unbound) == 1 and left != right:
             items.append(("bind", lit, None, []))
             bound_here.update(unbound)
             continue
