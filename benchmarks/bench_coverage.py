@@ -36,7 +36,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ilpkit.backends.native.engine import NativeBackend  # noqa: E402
+from ilpkit.backends.native.engine import NativeBackend, NativeOptions  # noqa: E402
+from ilpkit.backends.native.kernels import warm_up  # noqa: E402
 from ilpkit.core.errors import IlpkitError  # noqa: E402
 from ilpkit.core.formats import load_task  # noqa: E402
 from ilpkit.core.refine import Refiner  # noqa: E402
@@ -44,7 +45,16 @@ from ilpkit.core.task import Task  # noqa: E402
 from ilpkit.core.terms import Clause, clause_to_prolog, to_prolog  # noqa: E402
 from ilpkit.datasets import bundled_path  # noqa: E402
 
-SHARED = ROOT.parent / "shared" / "data"
+
+def _shared_data() -> Path:
+    """``../shared/data`` from the repository, or from a worktree two levels down."""
+    for base in (ROOT.parent, ROOT.parent.parent):
+        if (base / "shared" / "data").is_dir():
+            return base / "shared" / "data"
+    return ROOT.parent / "shared" / "data"
+
+
+SHARED = _shared_data()
 
 DATASETS: dict[str, tuple[Path, str | None, str]] = {
     # name: (path, stem, kind)
@@ -71,6 +81,8 @@ class Result:
     load_s: float
     load_peak_mb: float
     native_s: float
+    numpy_s: float | None
+    jit_s: float
     native_clauses_per_s: float
     native_ex_clauses_per_s: float
     cache_mb: float
@@ -140,12 +152,15 @@ def make_clauses(task: Task, backend: NativeBackend, n: int, seed: int) -> list[
     return clauses[:n]
 
 
-def time_native(task: Task, clauses: list[Clause]) -> tuple[float, list[int], float]:
-    backend = NativeBackend()
+def time_native(
+    task: Task, clauses: list[Clause], kernel: bool = True
+) -> tuple[float, list[int], float]:
+    """CPU seconds of a fresh native backend on ``clauses`` (the kernel warmed up first)."""
+    backend = NativeBackend(NativeOptions(kernel=kernel))
     backend.load(task)
-    start = time.perf_counter()
+    start = time.process_time()
     covered = [len(backend.coverage(c)) for c in clauses]
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     return elapsed, covered, backend.cache_bytes / 1e6
 
 
@@ -326,7 +341,13 @@ def to_prolog_ind(name: str, arity: int) -> str:
 
 
 def run(
-    name: str, n_clauses: int, seed: int, prolog: bool, limit: float, table: bool = False
+    name: str,
+    n_clauses: int,
+    seed: int,
+    prolog: bool,
+    limit: float,
+    table: bool = False,
+    numpy_too: bool = True,
 ) -> Result | None:
     path, stem, kind = DATASETS[name]
     if not path.exists():
@@ -343,7 +364,13 @@ def run(
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     clauses = make_clauses(task, backend, n_clauses, seed)
+    jit_s = warm_up()
     native_s, native_counts, cache_mb = time_native(task, clauses)
+    numpy_s = None
+    if numpy_too:
+        numpy_s, numpy_counts, _ = time_native(task, clauses, kernel=False)
+        if numpy_counts != native_counts:
+            print(f"!! {name}: kernel and numpy engine disagree", file=sys.stderr)
     tabled = TABLE.get(name, set()) if table else set()
     pro = time_prolog(task, clauses, limit, tabled) if prolog else None
     agree = disagree = None
@@ -361,6 +388,8 @@ def run(
         load_s=load_s,
         load_peak_mb=peak / 1e6,
         native_s=native_s,
+        numpy_s=numpy_s,
+        jit_s=jit_s,
         native_clauses_per_s=len(clauses) / native_s if native_s else float("inf"),
         native_ex_clauses_per_s=len(clauses) * n_ex / native_s if native_s else float("inf"),
         cache_mb=cache_mb,
@@ -378,6 +407,9 @@ def main() -> None:
     parser.add_argument("--clauses", type=int, default=300)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-prolog", action="store_true")
+    parser.add_argument(
+        "--no-numpy", action="store_true", help="skip the set-at-a-time engine (kernel off)"
+    )
     parser.add_argument("--limit", type=float, default=60.0, help="SWI seconds per clause")
     parser.add_argument(
         "--table",
@@ -410,7 +442,13 @@ def main() -> None:
     for name in args.datasets.split(","):
         try:
             r = run(
-                name.strip(), args.clauses, args.seed, not args.no_prolog, args.limit, args.table
+                name.strip(),
+                args.clauses,
+                args.seed,
+                not args.no_prolog,
+                args.limit,
+                args.table,
+                not args.no_numpy,
             )
         except IlpkitError as exc:
             print(f"skip {name}: {exc}", file=sys.stderr)
@@ -425,28 +463,34 @@ def main() -> None:
 
 def print_row(r: Result) -> None:
     print(
-        f"... {r.dataset}: {r.clauses} clauses, native {r.native_s:.2f}s, "
-        f"prolog {r.prolog_s if r.prolog_s is None else round(r.prolog_s, 2)}s",
+        f"... {r.dataset}: {r.clauses} clauses, native {r.native_s:.2f} CPU s, "
+        f"prolog {r.prolog_s if r.prolog_s is None else round(r.prolog_s, 2)} CPU s",
         flush=True,
     )
 
 
 def print_table(results: list[Result]) -> None:
+    """CPU seconds for the same clauses: the plain SWI loop, the kernel, the numpy engine."""
     head = (
-        f"{'dataset':15} {'kind':6} {'examples':>9} {'facts':>9} {'clauses':>7} "
-        f"{'load s':>7} {'native cl/s':>11} {'ex*cl/s':>10} {'swipl cl/s':>10} "
-        f"{'ratio':>7} {'agree':>9}"
+        f"{'dataset':15} {'kind':6} {'examples':>9} {'clauses':>7} {'swipl s':>8} "
+        f"{'native s':>8} {'x swipl':>8} {'numpy s':>8} {'x swipl':>8} {'jit s':>6} "
+        f"{'agree':>9}"
     )
     print(head)
     print("-" * len(head))
     for r in results:
-        swi = f"{r.prolog_clauses_per_s:10.1f}" if r.prolog_clauses_per_s else f"{'-':>10}"
-        ratio = f"{r.ratio:7.2f}" if r.ratio else f"{'-':>7}"
+        swi = f"{r.prolog_s:8.2f}" if r.prolog_s is not None else f"{'-':>8}"
+        ratio = f"{r.ratio:8.1f}" if r.ratio else f"{'-':>8}"
+        num = f"{r.numpy_s:8.2f}" if r.numpy_s is not None else f"{'-':>8}"
+        nratio = (
+            f"{r.prolog_s / r.numpy_s:8.1f}"
+            if r.prolog_s is not None and r.numpy_s
+            else f"{'-':>8}"
+        )
         agree = f"{r.agree}/{(r.agree or 0) + (r.disagree or 0)}" if r.agree is not None else "-"
         print(
-            f"{r.dataset:15} {r.kind:6} {r.examples:9d} {r.facts:9d} {r.clauses:7d} "
-            f"{r.load_s:7.2f} {r.native_clauses_per_s:11.1f} {r.native_ex_clauses_per_s:10.3g} "
-            f"{swi} {ratio} {agree:>9}"
+            f"{r.dataset:15} {r.kind:6} {r.examples:9d} {r.clauses:7d} {swi} "
+            f"{r.native_s:8.2f} {ratio} {num} {nratio} {r.jit_s:6.2f} {agree:>9}"
         )
 
 

@@ -25,18 +25,31 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
-from typing import Final
+from collections.abc import Mapping, Sequence
+from typing import Final, Literal
 
 import numpy as np
+import numpy.typing as npt
 from pydantic import Field
 
 from ilpkit.backends.base import Backend, BackendOptions, describe_clause
 from ilpkit.backends.native.components import split_independent
 from ilpkit.backends.native.joins import Bindings, join, join_counts, semi_join
+from ilpkit.backends.native.kernels import HAVE_NUMBA
+from ilpkit.backends.native.kernels import OK as KERNEL_OK
+from ilpkit.backends.native.plan import (
+    Empty,
+    HeadIndex,
+    KernelStore,
+    Plan,
+    Refused,
+    build_plan,
+    head_components,
+    run_plan,
+)
 from ilpkit.backends.native.store import FactTable, Ids, Interner
 from ilpkit.core.coverage import Coverage
-from ilpkit.core.errors import DataError, ResourceLimitExceeded
+from ilpkit.core.errors import DataError, IlpkitError, ResourceLimitExceeded
 from ilpkit.core.safety import check_program
 from ilpkit.core.task import Task
 from ilpkit.core.terms import (
@@ -61,6 +74,9 @@ COMPARISONS: Final = {
     "=\\=": np.not_equal,
 }
 _EMPTY: Final = np.zeros(0, dtype=np.int64)
+Part = tuple[Plan, Ids, Ids, "npt.NDArray[np.uint8]"]  # plan, head columns, strides, answers
+_MEMO_LIMIT: Final = 1 << 22  # largest per-part answer array (entries, one byte each)
+_PARTS_LIMIT: Final = 200_000
 
 
 class NativeOptions(BackendOptions):
@@ -89,6 +105,22 @@ class NativeOptions(BackendOptions):
         "check their results' sizes (lists, atoms, integers) against it and the process's "
         "growth is checked as the query runs; None = unlimited.",
     )
+    kernel: bool = Field(
+        default=True,
+        description="Test clauses of facts and ground tests with the compiled first-solution "
+        "kernel (needs numba; false: always the set-at-a-time engine).",
+    )
+    derive_tuples: int = Field(
+        default=256,
+        description="A rule-defined literal in a kernel clause is answered once for every "
+        "tuple of values its bound variables can take, when there are at most this many "
+        "(0: never; the set-at-a-time engine answers it instead).",
+    )
+    kernel_steps: int = Field(
+        default=50_000_000,
+        description="Candidate facts the kernel may try per clause before handing the clause "
+        "to the set-at-a-time engine.",
+    )
 
 
 class NativeBackend(Backend):
@@ -111,6 +143,13 @@ class NativeBackend(Backend):
         self._components: dict[Clause, bool] = {}
         self._last_restriction: tuple[Bindings, Coverage, Bindings] | None = None
         self._parent_requests: OrderedDict[Clause, int] = OrderedDict()
+        self.kstore = KernelStore()
+        self._heads: dict[tuple[str, int], HeadIndex] = {}
+        self._parts: OrderedDict[object, Part] = OrderedDict()
+        self._parts_bytes = 0
+        self._derived_tables: dict[object, FactTable | None] = {}
+        self._domains: dict[tuple[int, int], Ids] = {}
+        self._keep_alive: list[FactTable] = []
 
     # -- loading ------------------------------------------------------------------------------
     def _load(self, task: Task) -> None:
@@ -120,6 +159,13 @@ class NativeBackend(Backend):
         self.cache_bytes = 0
         self.memo.clear()
         self._components = {}
+        self.kstore = KernelStore()
+        self._heads = {}
+        self._parts.clear()
+        self._parts_bytes = 0
+        self._derived_tables = {}
+        self._domains = {}
+        self._keep_alive = []
         self.facts = {
             key: FactTable(key[0], key[1], rows, self.interner)
             for key, rows in task.program.facts.items()
@@ -246,10 +292,232 @@ class NativeBackend(Backend):
                     return Coverage.empty(n)
                 reduced = Clause(canon.head, connected).canonical()
                 return self._coverage(reduced, among)
-            ids = self._cover(canon, among)
+            ids = self._kernel_cover(canon, among) if self._use_kernel else None
+            if ids is None:
+                ids = self._cover(canon, among)
         except ResourceLimitExceeded as exc:
             raise ResourceLimitExceeded(f"{exc} (clause: {describe_clause(clause)})") from None
         return Coverage(ids, n, trusted=True)
+
+    @property
+    def _use_kernel(self) -> bool:
+        return self.opts.kernel and HAVE_NUMBA
+
+    def _kernel_cover(self, clause: Clause, among: Coverage | None) -> Ids | None:
+        """Covered ids by the compiled first-solution kernel; None when the clause is
+        outside its fragment or over its step budget (the set-at-a-time engine then runs).
+
+        The body is split into parts that share no variable outside the head; each part is
+        decided once per distinct tuple of its head variables' values and the answers are
+        kept (``_parts``), so the parts a refinement shares with its parent cost nothing."""
+        head = clause.head
+        key = _indicator(head)
+        entry = self.example_tables.get(key)
+        if entry is None:
+            return _EMPTY
+        hix = self._head_index(key)
+        rows = np.arange(len(hix.ids), dtype=np.int64) if among is None else hix.row_of[among.ids]
+        if among is not None:
+            rows = rows[rows >= 0]
+        column: dict[Var, int] = {}
+        checks: list[tuple[int, int]] = []  # head columns that must be equal
+        constants: list[tuple[int, int]] = []  # (id, column)
+        for c, a in enumerate(_args(head)):
+            if type(a) is Var:
+                if a in column:
+                    checks.append((column[a], c))
+                else:
+                    column[a] = c
+            elif is_ground(a):
+                i = self.interner.lookup(a)
+                if i is None:
+                    return _EMPTY
+                constants.append((i, c))
+            else:
+                return None
+        if checks or constants:
+            data = entry[1].data[rows]
+            mask = np.ones(len(rows), dtype=bool)
+            for c0, c in checks:
+                mask &= data[:, c0] == data[:, c]
+            for i, c in constants:
+                mask &= data[:, c] == i
+            rows = rows[mask]
+        parts: list[Part] = []
+        rest: list[Term] = []  # parts outside the kernel's fragment, for the numpy engine
+        for hv, lits in head_components(set(column), list(clause.body)):
+            part = self._part(key, hix, [column[v] for v in hv], hv, lits)
+            if part is None:
+                rest += lits
+            elif part == "empty":
+                return _EMPTY
+            else:
+                parts.append(part)
+        if not parts:
+            return None
+        parts.sort(key=lambda p: len(p[1]))
+        numeric = self.interner.numeric()
+        budget = self.opts.kernel_steps
+        for plan, hcol, strides, memo in parts:
+            if len(rows) == 0:
+                break
+            covered, status, steps = run_plan(
+                plan, hix, rows, hcol, strides, memo, self.kstore, numeric, budget
+            )
+            if status != KERNEL_OK:
+                return None
+            budget -= steps
+            rows = rows[covered.view(bool)]
+        self.stats["kernel"] = self.stats.get("kernel", 0) + 1
+        if rest and len(rows):
+            # Only examples every pure part admits reach the others, so each literal there
+            # is called exactly where Prolog would reach it as well.
+            order = {id(lit): i for i, lit in enumerate(clause.body)}
+            rest.sort(key=lambda lit: order[id(lit)])
+            left = Coverage(hix.ids[rows], self.n_examples, trusted=True)
+            return self._cover(Clause(head, rest).canonical(), left)
+        return hix.ids[rows]
+
+    def _part(
+        self,
+        key: tuple[str, int],
+        hix: HeadIndex,
+        cols: list[int],
+        hv: list[Var],
+        lits: list[Term],
+    ) -> Part | Literal["empty"] | None:
+        """The plan of one body part and its answers so far per tuple of head values
+        (cached; None when outside the kernel's fragment)."""
+        names = {v: Var(f"_H{c}") for v, c in zip(hv, cols, strict=True)}
+        for lit in lits:
+            for v in iter_vars(lit):
+                if v not in names:
+                    names[v] = Var(f"_{len(names)}")
+        ident = (key, tuple(substitute(lit, names) for lit in lits))
+        got = self._parts.get(ident)
+        if got is not None:
+            self._parts.move_to_end(ident)
+            return got
+        binders = {v: (hix.table, c) for v, c in zip(hv, cols, strict=True)}
+        try:
+            plan = build_plan(
+                hv, lits, self.facts, self.interner, self.kstore, self._derived, binders
+            )
+        except Empty:
+            return "empty"
+        except Refused:
+            return None
+        strides = np.zeros(len(cols), dtype=np.int64)
+        size = 1
+        for j in range(len(cols) - 1, -1, -1):
+            strides[j] = size
+            size *= hix.dims[cols[j]]
+        memo = np.zeros(size if size <= _MEMO_LIMIT else 0, dtype=np.uint8)
+        part: Part = (plan, np.array(cols, dtype=np.int64), strides, memo)
+        self._parts[ident] = part
+        self._parts_bytes += memo.nbytes
+        while self._parts and (
+            len(self._parts) > _PARTS_LIMIT or self._parts_bytes > self.opts.cache_mb * 1e6 / 4
+        ):
+            _, old = self._parts.popitem(last=False)
+            self._parts_bytes -= old[3].nbytes
+        return part
+
+    def _derived(self, lit: Term, binders: Mapping[Var, tuple[FactTable, int]]) -> FactTable | None:
+        """A rule-defined literal as a fact table over its active domain: its answers for
+        every tuple of values its bound variables can take (each variable's values: the
+        distinct values of the column that first binds it), when there are at most
+        ``derive_tuples`` such tuples; None otherwise, or when a call errs.
+
+        Why: the kernel then proves the literal by index lookups; each call is answered once
+        (memoised) for the whole search, instead of once per distinct binding per clause."""
+        key = _indicator(lit)
+        if key not in self.task.program.clauses or not self.opts.derive_tuples:
+            return None
+        args = _args(lit)
+        inputs: list[tuple[int, Var]] = []
+        outputs: list[tuple[int, Var]] = []
+        seen: set[Var] = set()
+        sig: list[object] = [key]
+        for c, a in enumerate(args):
+            if type(a) is Var:
+                if a in seen:
+                    return None
+                seen.add(a)
+                b = binders.get(a)
+                if b is None:
+                    outputs.append((c, a))
+                    sig.append(None)
+                else:
+                    inputs.append((c, a))
+                    sig.append((id(b[0]), b[1]))
+            elif is_ground(a):
+                sig.append(a)
+            else:
+                return None
+        ident = tuple(sig)
+        if ident in self._derived_tables:
+            return self._derived_tables[ident]
+        domains = [self._domain(binders[v]) for _, v in inputs]
+        size = 1
+        for d in domains:
+            size *= len(d)
+        table: FactTable | None = None
+        if size <= self.opts.derive_tuples:
+            table = self._derive_table(lit, inputs, outputs, domains)
+        self._derived_tables[ident] = table
+        if table is not None:
+            self._keep_alive.append(table)
+        return table
+
+    def _derive_table(
+        self,
+        lit: Term,
+        inputs: list[tuple[int, Var]],
+        outputs: list[tuple[int, Var]],
+        domains: list[Ids],
+    ) -> FactTable | None:
+        import itertools
+
+        args = _args(lit)
+        arity = len(args)
+        terms = self.interner.terms
+        base = [-1 if type(a) is Var else self.interner.id(a) for a in args]
+        rows: list[list[int]] = []
+        free = [v for _, v in outputs]
+        try:
+            for combo in itertools.product(*(d.tolist() for d in domains)):
+                goal = substitute(
+                    lit, {v: terms[i] for (_, v), i in zip(inputs, combo, strict=True)}
+                )
+                answers = self._solve_memo(goal, free)
+                for ans in answers:
+                    row = list(base)
+                    for (c, _), i in zip(inputs, combo, strict=True):
+                        row[c] = i
+                    for (c, _), i in zip(outputs, ans, strict=True):
+                        row[c] = i
+                    rows.append(row)
+        except (IlpkitError, RecursionError):
+            return None
+        data = np.array(rows, dtype=np.int64).reshape(len(rows), arity)
+        name = lit.name if type(lit) is Struct else str(lit)
+        return FactTable.from_array(name, data)
+
+    def _domain(self, binder: tuple[FactTable, int]) -> Ids:
+        table, col = binder
+        key = (id(table), col)
+        got = self._domains.get(key)
+        if got is None:
+            got = self._domains[key] = np.unique(table.data[:, col])
+        return got
+
+    def _head_index(self, key: tuple[str, int]) -> HeadIndex:
+        hix = self._heads.get(key)
+        if hix is None:
+            ids, table = self.example_tables[key]
+            hix = self._heads[key] = HeadIndex(ids, table, self.n_examples)
+        return hix
 
     def _satisfiable(self, literals: list[Term]) -> bool:
         """Whether a conjunction not linked to the head has a solution (memoised)."""

@@ -1,0 +1,232 @@
+"""End to end: ``ilpkit learn`` against classic Aleph on the same files and settings.
+
+For each data set the task is read by ilpkit and written once in Aleph's format
+(``STEM.b/.f/.n``, ilpkit's own Aleph writer) into a scratch folder outside the repository;
+both systems then learn from those very files with the same settings overrides
+(``--set KEY=VALUE`` for ilpkit, ``set(Key, Value)`` after ``read_all/1`` for Aleph):
+
+* Aleph: ``aleph_orig.pl`` of friguzzi/aleph (fetch it yourself; it is not part of ilpkit)
+  under ``swipl``, ``read_all(STEM), induce``;
+* ilpkit: ``python -m ilpkit learn STEM_DIR --stem STEM --set ...`` (search and scorer from
+  the data's settings, as Aleph reads them).
+
+Each run is a child of a fresh wrapper process, so its CPU seconds (user + system) and peak
+resident memory (``ru_maxrss`` of the wrapper's children) are the run's own.  Training
+accuracy is recomputed by ilpkit's native backend for both theories (Aleph's printed
+confusion matrix is shown beside it).
+
+    python benchmarks/bench_vs_aleph.py --aleph /work/aleph-run/aleph_orig.pl
+    python benchmarks/bench_vs_aleph.py --aleph PATH --datasets webkb,carcinogenesis \\
+        --set nodes=5000 --scratch /work/aleph-run
+
+Prints a table; writes ``benchmarks/results/vs_aleph.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.bench_coverage import SHARED  # noqa: E402
+from ilpkit.backends.native.engine import NativeBackend  # noqa: E402
+from ilpkit.core.formats import load_task  # noqa: E402
+from ilpkit.core.formats.aleph import AlephFormat  # noqa: E402
+from ilpkit.core.reader import read_term  # noqa: E402
+from ilpkit.core.task import Task  # noqa: E402
+from ilpkit.core.terms import Clause  # noqa: E402
+from ilpkit.datasets import bundled_path  # noqa: E402
+
+# name: (path, stem, extra settings both systems get)
+DATASETS: dict[str, tuple[Path, str | None, dict[str, str]]] = {
+    "uwcse": (SHARED / "uwcse" / "aleph_yap", "advisedby", {"nodes": "5000"}),
+    "webkb": (SHARED / "webkb" / "prolog_ilpexp" / "train", None, {}),
+    "carcinogenesis": (SHARED / "carcinogenesis" / "aleph_yap", "aleph", {}),
+    "mutagenesis": (bundled_path("mutagenesis"), None, {}),
+}
+
+WRAP = r"""
+import resource, subprocess, sys, json
+try:
+    p = subprocess.run(sys.argv[2:], capture_output=True, text=True, timeout=float(sys.argv[1]))
+    rc, out, err = p.returncode, p.stdout, p.stderr
+except subprocess.TimeoutExpired as exc:  # killed and reaped: its usage is counted below
+    rc, out, err = -9, str(exc.stdout or ""), "timed out"
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"rc": rc, "cpu": r.ru_utime + r.ru_stime,
+                  "rss_mb": r.ru_maxrss / 1024, "out": out[-200000:], "err": err[-5000:]}))
+"""
+
+ALEPH_DRIVER = """
+:- set_prolog_flag(verbose_load, silent).
+:- style_check(-singleton).
+:- style_check(-discontiguous).
+:- consult('%(aleph)s').
+:- read_all('%(stem)s').
+%(sets)s
+aleph_rule(C) :-
+    '$aleph_global'(rules, rules(L)), member(N, L),
+    '$aleph_global'(theory, theory(N, _, C, _, _)).
+:- statistics(cputime, T0), induce, statistics(cputime, T1), T is T1 - T0,
+   format("ALEPH-CPU ~w~n", [T]),
+   forall(aleph_rule(C),
+          ( numbervars(C, 0, _),
+            write('ALEPH-RULE '), write_term(C, [quoted(true), numbervars(true)]), nl )).
+"""
+
+
+@dataclass
+class Row:
+    dataset: str
+    system: str
+    cpu_s: float
+    peak_rss_mb: float
+    clauses: int | None
+    rules: int
+    train_acc: float | None
+    returncode: int
+
+
+def measure(cmd: list[str], cwd: Path, timeout: float) -> dict[str, object]:
+    proc = subprocess.run(
+        [sys.executable, "-c", WRAP, str(timeout), *cmd],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout + 60,
+    )
+    if proc.returncode != 0:
+        return {"rc": -1, "cpu": 0.0, "rss_mb": 0.0, "out": "", "err": proc.stderr[-3000:]}
+    return json.loads(proc.stdout.splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def training_accuracy(task: Task, rules: list[Clause]) -> float:
+    backend = NativeBackend()
+    backend.load(task)
+    covered: set[int] = set()
+    for r in rules:
+        covered |= set(backend.coverage(r).tolist())
+    pos = set(task.examples.positives.tolist())
+    n = len(task.examples)
+    tp = len(covered & pos)
+    tn = n - len(pos) - len(covered - pos)
+    return (tp + tn) / n
+
+
+def run_dataset(
+    name: str, aleph: Path, scratch: Path, sets: dict[str, str], timeout: float
+) -> list[Row]:
+    path, source_stem, own = DATASETS[name]
+    task = load_task(path, stem=source_stem)
+    folder = scratch / name
+    folder.mkdir(parents=True, exist_ok=True)
+    folds = task.examples.folds
+    if (folds >= 0).any():  # one training set: Aleph's read_all reads STEM.f/.n only
+        folds = folds.copy()
+        folds[:] = -1
+        object.__setattr__(task.examples, "folds", folds)
+    paths = AlephFormat().write(task, folder)
+    stem = next(p.stem for p in paths if p.suffix == ".b")
+    written = load_task(folder, stem=stem)
+    settings = {**own, **sets}
+    rows = []
+    # Aleph
+    driver = folder / "run_aleph.pl"
+    lines = "\n".join(f":- set({k}, {v})." for k, v in settings.items())
+    driver.write_text(ALEPH_DRIVER % {"aleph": aleph, "stem": stem, "sets": lines})
+    res = measure(["swipl", "-q", str(driver), "-g", "halt"], folder, timeout)
+    out = str(res["out"])
+    (folder / "aleph.out").write_text(out + "\n--- stderr\n" + str(res["err"]))
+    nodes = re.findall(r"\[total clauses constructed\] \[?(\d+)", out)
+    aleph_rules = [
+        Clause.from_term(read_term(m)) for m in re.findall(r"^ALEPH-RULE (.*)$", out, re.M)
+    ]
+    rows.append(
+        Row(
+            name,
+            "aleph",
+            float(res["cpu"]),  # type: ignore[arg-type]
+            float(res["rss_mb"]),  # type: ignore[arg-type]
+            int(nodes[-1]) if nodes else None,
+            len(aleph_rules),
+            training_accuracy(written, aleph_rules) if res["rc"] == 0 else None,
+            int(res["rc"]),  # type: ignore[call-overload]
+        )
+    )
+    # ilpkit
+    model = folder / "model.json"
+    cmd = [sys.executable, "-m", "ilpkit", "learn", str(folder), "--stem", stem, "-q"]
+    cmd += ["--out", str(model)]
+    for k, v in settings.items():
+        cmd += ["--set", f"{k}={v}"]
+    res = measure(cmd, ROOT, timeout)
+    rules: list[Clause] = []
+    evaluated = None
+    if res["rc"] == 0 and model.exists():
+        m = json.loads(model.read_text())
+        rules = [Clause.from_term(read_term(r["clause"])) for r in m["rules"]]
+        evaluated = int(m["clauses_evaluated"])
+    else:
+        print(str(res["err"])[-2000:], file=sys.stderr)
+    rows.append(
+        Row(
+            name,
+            "ilpkit",
+            float(res["cpu"]),  # type: ignore[arg-type]
+            float(res["rss_mb"]),  # type: ignore[arg-type]
+            evaluated,
+            len(rules),
+            training_accuracy(written, rules) if res["rc"] == 0 else None,
+            int(res["rc"]),  # type: ignore[call-overload]
+        )
+    )
+    return rows
+
+
+def print_table(rows: list[Row]) -> None:
+    head = (
+        f"{'dataset':15} {'system':7} {'CPU s':>8} {'clauses':>9} {'rules':>5} "
+        f"{'train acc':>9} {'peak RSS MB':>11}"
+    )
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        acc = f"{r.train_acc:9.3f}" if r.train_acc is not None else f"{'-':>9}"
+        cl = f"{r.clauses:9,d}" if r.clauses is not None else f"{'-':>9}"
+        flag = {0: "", -9: "  (timed out)"}.get(r.returncode, f"  (exit {r.returncode})")
+        print(
+            f"{r.dataset:15} {r.system:7} {r.cpu_s:8.1f} {cl} {r.rules:5d} {acc} "
+            f"{r.peak_rss_mb:11.0f}{flag}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--aleph", required=True, help="path of Aleph's aleph_orig.pl")
+    parser.add_argument("--datasets", default=",".join(DATASETS))
+    parser.add_argument("--scratch", default="/tmp/ilpkit-vs-aleph")
+    parser.add_argument("--set", action="append", default=[], help="KEY=VALUE for both")
+    parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per run")
+    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "vs_aleph.json"))
+    args = parser.parse_args()
+    sets = dict(s.split("=", 1) for s in args.set)
+    rows: list[Row] = []
+    for name in args.datasets.split(","):
+        got = run_dataset(name.strip(), Path(args.aleph), Path(args.scratch), sets, args.timeout)
+        for r in got:
+            print(f"... {r}", flush=True)
+        rows += got
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps([asdict(r) for r in rows], indent=2))
+    print_table(rows)
+
+
+if __name__ == "__main__":
+    main()

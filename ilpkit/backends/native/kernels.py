@@ -1,0 +1,270 @@
+"""The compiled coverage kernel: one clause, tuple at a time, first solution per example.
+
+Why: the set-at-a-time engine (:mod:`.engine`) builds whole binding tables with numpy calls
+(a few milliseconds per clause), while coverage only needs to know *whether* each example has
+a solution.  This kernel answers exactly that question by depth-first search over the fact
+indexes, example by example, in compiled code (numba), doing the least work the semantics
+allow:
+
+* it stops at an example's first solution (existential semantics, as ``\\+ \\+ Body``);
+* a literal none of whose new variables is needed later is proved *once*: its other
+  solutions cannot change the rest of the proof, so it is never retried;
+* a literal that has no solution at all for the current bindings jumps straight back to the
+  latest literal that bound one of its inputs (graph-based backjumping, Dechter 1990): the
+  literals in between cannot change its inputs, so retrying them is wasted work.
+
+All three are sound for conjunctions of pure literals (facts, comparisons, ground
+(dis)unification): the covered set is exactly the one SLD resolution gives.  The plan (which
+literal, which index, which variable slot) is built in Python by :mod:`.plan`; the kernel only
+interprets flat integer arrays.  Without numba the same function runs as plain Python (used
+by tests); the backend then keeps its numpy engine instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import numpy as np
+
+try:  # numba is a dependency, but the backend must still work where it cannot be imported
+    from numba import njit as _njit
+    from numba.typed import List as TypedList
+
+    HAVE_NUMBA = True
+except ImportError:  # pragma: no cover - exercised only without numba
+    HAVE_NUMBA = False
+    TypedList = list
+
+    def _njit(*args: Any, **kwargs: Any) -> Any:  # type: ignore[no-redef]
+        def wrap(f: Any) -> Any:
+            f.py_func = f
+            return f
+
+        return wrap
+
+
+# literal kinds
+FACT: Final = 0
+CMP: Final = 1  # arithmetic comparison of two bound numbers
+BIND: Final = 2  # X = t with X unbound: binds X
+EQ: Final = 3  # identity of two bound ground terms (=, == on ground terms)
+NEQ: Final = 4  # non-identity (\=, \== on ground terms)
+
+# argument modes
+CONST: Final = 0  # a constant: id (facts, (dis)equality) or number (comparisons)
+CHECK: Final = 1  # a bound variable: slot
+NEW: Final = 2  # a variable bound here: slot
+
+# comparison operators
+LT, GT, LE, GE, EQN, NEN = 0, 1, 2, 3, 4, 5
+
+# kernel status
+OK: Final = 0
+OVER_BUDGET: Final = 1
+NOT_A_NUMBER: Final = 2
+
+
+@_njit(cache=True, nogil=True)
+def cover_rows(
+    head_data: Any,
+    head_arity: int,
+    rows: Any,
+    hcol: Any,
+    ranks: Any,
+    strides: Any,
+    memo: Any,
+    nslots: int,
+    kind: Any,
+    tab: Any,
+    arity: Any,
+    keycol: Any,
+    keymode: Any,
+    keyval: Any,
+    idx: Any,
+    a_start: Any,
+    a_end: Any,
+    amode: Any,
+    acol: Any,
+    aval: Any,
+    afl: Any,
+    cop: Any,
+    once: Any,
+    dep: Any,
+    tabs: Any,
+    orders: Any,
+    starts: Any,
+    num: Any,
+    budget: int,
+) -> Any:
+    """Which of ``rows`` (rows of the head predicate's example table) the body covers.
+
+    Slot ``j`` starts as column ``hcol[j]`` of the row.  With a non-empty ``memo`` (0 unknown,
+    1 covered, 2 not; indexed by the sum of ``ranks`` of those columns times ``strides``)
+    each distinct tuple of head values is proved once, and the answers are kept there.
+    Returns ``(covered, status, steps)``: a 0/1 array over ``rows``, ``OK`` / ``OVER_BUDGET``
+    (more than ``budget`` candidate tests: the caller falls back) / ``NOT_A_NUMBER`` (a
+    comparison met a non-number: Prolog raises, so the caller falls back).
+    """
+    n_lits = kind.shape[0]
+    n_head = hcol.shape[0]
+    use_memo = memo.shape[0] > 0
+    covered = np.zeros(rows.shape[0], dtype=np.uint8)
+    slots = np.zeros(max(nslots, 1), dtype=np.int64)
+    pos = np.zeros(max(n_lits, 1), dtype=np.int64)
+    hi = np.zeros(max(n_lits, 1), dtype=np.int64)
+    found = np.zeros(max(n_lits, 1), dtype=np.uint8)
+    steps = 0
+    for e in range(rows.shape[0]):
+        base = rows[e] * head_arity
+        mkey = 0
+        if use_memo:
+            for j in range(n_head):
+                mkey += ranks[base + hcol[j]] * strides[j]
+            known = memo[mkey]
+            if known != 0:
+                if known == 1:
+                    covered[e] = 1
+                continue
+        for j in range(n_head):
+            slots[j] = head_data[base + hcol[j]]
+        if n_lits == 0:
+            covered[e] = 1
+            if use_memo:
+                memo[mkey] = 1
+            continue
+        k = 0
+        enter = True
+        while True:
+            kd = kind[k]
+            success = False
+            if kd == FACT:
+                data = tabs[tab[k]]
+                ar = arity[k]
+                kc = keycol[k]
+                if enter:
+                    found[k] = 0
+                    if kc < 0:
+                        pos[k] = 0
+                        hi[k] = data.shape[0] // ar if ar > 0 else 1
+                    else:
+                        key = keyval[k] if keymode[k] == CONST else slots[keyval[k]]
+                        st = starts[idx[k]]
+                        if key + 1 < st.shape[0]:
+                            pos[k] = st[key]
+                            hi[k] = st[key + 1]
+                        else:
+                            pos[k] = 0
+                            hi[k] = 0
+                p = pos[k]
+                h = hi[k]
+                s0 = a_start[k]
+                s1 = a_end[k]
+                while p < h:
+                    steps += 1
+                    r = p if kc < 0 else orders[idx[k]][p]
+                    p += 1
+                    rb = r * ar
+                    match = True
+                    for a in range(s0, s1):
+                        v = data[rb + acol[a]]
+                        m = amode[a]
+                        if m == CONST:
+                            if v != aval[a]:
+                                match = False
+                                break
+                        elif m == CHECK:
+                            if slots[aval[a]] != v:
+                                match = False
+                                break
+                        else:
+                            slots[aval[a]] = v
+                    if match:
+                        success = True
+                        break
+                pos[k] = p
+            else:
+                steps += 1
+                a = a_start[k]
+                if kd == BIND:
+                    src = aval[a + 1] if amode[a + 1] == CONST else slots[aval[a + 1]]
+                    slots[aval[a]] = src
+                    success = True
+                elif kd != CMP:  # EQ or NEQ
+                    x = aval[a] if amode[a] == CONST else slots[aval[a]]
+                    y = aval[a + 1] if amode[a + 1] == CONST else slots[aval[a + 1]]
+                    success = (x == y) == (kd == EQ)
+                else:
+                    x = afl[a] if amode[a] == CONST else num[slots[aval[a]]]
+                    y = afl[a + 1] if amode[a + 1] == CONST else num[slots[aval[a + 1]]]
+                    if np.isnan(x) or np.isnan(y):
+                        return covered, NOT_A_NUMBER, steps
+                    op = cop[k]
+                    if op == LT:
+                        success = x < y
+                    elif op == GT:
+                        success = x > y
+                    elif op == LE:
+                        success = x <= y
+                    elif op == GE:
+                        success = x >= y
+                    elif op == EQN:
+                        success = x == y
+                    else:
+                        success = x != y
+            if steps > budget:
+                return covered, OVER_BUDGET, steps
+            if success:
+                found[k] = 1
+                k += 1
+                if k == n_lits:
+                    covered[e] = 1
+                    break
+                enter = True
+                continue
+            # failure at k: with no solution since entry, jump to the binder of its inputs
+            k = k - 1 if (kd == FACT and found[k] == 1) else dep[k]
+            while k >= 0 and (kind[k] != FACT or once[k] == 1):
+                k -= 1
+            if k < 0:
+                break
+            enter = False
+        if use_memo:
+            memo[mkey] = 1 if covered[e] == 1 else 2
+    return covered, OK, steps
+
+
+def typed_list() -> Any:
+    """An empty list of int64 arrays the kernel can index (numba's typed list)."""
+    if not HAVE_NUMBA:
+        return []
+    out = TypedList.empty_list(_ARRAY_TYPE)
+    return out
+
+
+if HAVE_NUMBA:
+    from numba import types as _types
+
+    _ARRAY_TYPE = _types.int64[::1]
+
+
+def as_ids(a: Any) -> Any:
+    """A C-contiguous 1-D int64 view or copy (what the kernel's lists hold)."""
+    return np.ascontiguousarray(np.asarray(a, dtype=np.int64).reshape(-1))
+
+
+def warm_up() -> float:
+    """Compile (or load from numba's cache) the kernel now; returns the CPU seconds spent.
+
+    Why: the first call otherwise pays it inside whatever is being timed or searched."""
+    import time
+
+    start = time.process_time()
+    if HAVE_NUMBA:
+        z = np.zeros(0, dtype=np.int64)
+        one = np.zeros(1, dtype=np.int64)
+        cover_rows(
+            one, 1, one, one, one, one, np.zeros(1, dtype=np.uint8), 1,
+            z, z, z, z, z, z, z, z, z, z, z, z, np.zeros(0, dtype=np.float64), z, z, z,
+            typed_list(), typed_list(), typed_list(), np.zeros(1, dtype=np.float64), 10,
+        )  # fmt: skip
+    return time.process_time() - start
