@@ -26,6 +26,7 @@ import numpy.typing as npt
 
 from ilpkit.core.config import RunConfig, load_config, resolve_plugins
 from ilpkit.core.learner import Model, Recorded, Rule
+from ilpkit.core.provenance import engine_record
 from ilpkit.core.search import Evaluated, Observer
 from ilpkit.core.task import POS, Task
 
@@ -252,26 +253,6 @@ def learn(
     if out is not None:
         save_model(model, out)
     return model
-
-
-def engine_record(engine: Any) -> dict[str, str]:
-    """What produced a model, for its record: ilpkit's version, and the Prolog engine or
-    bridge and its version when the backend runs one (a loaded backend knows them)."""
-    from ilpkit import __version__
-
-    record = {"ilpkit": __version__}
-    options = getattr(engine, "options", None)
-    for key in ("engine", "bridge"):
-        value = getattr(options, key, None)
-        if isinstance(value, str):
-            record[key] = value
-    bridge = getattr(engine, "bridge_name", "")
-    if isinstance(bridge, str) and bridge:
-        record["bridge"] = bridge  # the one "auto" chose
-    version = getattr(engine, "version", "")
-    if isinstance(version, str) and version:
-        record["version"] = version
-    return record
 
 
 def _plan(task: Task, learner: str, fitter: Any) -> tuple[int, str | None]:

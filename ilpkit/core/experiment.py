@@ -53,6 +53,7 @@ from ilpkit.core.metrics import (
     pr_points_from_counts,
 )
 from ilpkit.core.metrics import pr_points_from_scores as pr_points
+from ilpkit.core.provenance import engine_record
 from ilpkit.core.search import limits_exceeded
 from ilpkit.core.task import NEG, POS, Task, stratified_folds
 from ilpkit.core.terms import to_prolog
@@ -114,6 +115,8 @@ class UnitResult:
     probabilities: bool = False
     """Whether ``scores`` are calibrated probabilities (GleanerSRL): reports then draw a
     reliability diagram."""
+    engine: dict[str, str] = field(default_factory=dict)
+    """What computed the unit (:func:`ilpkit.core.provenance.engine_record`)."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -363,6 +366,7 @@ def run_unit(unit: Unit, members: Any = None) -> UnitResult:
         seconds=time.perf_counter() - started,
         model=model.to_json(),
         limits_exceeded=limits_exceeded(backend) - limits_before,
+        engine=engine_record(backend),
         probabilities=bool(getattr(model, "scores_are_probabilities", False)),
     )
 

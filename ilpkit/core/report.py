@@ -42,6 +42,10 @@ def summary_cell(entry: dict[str, Any] | None) -> str:
     return f"{entry['mean']:.4f} ± {entry['std']:.4f}"
 
 
+def _engine_text(engine: dict[str, str]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in engine.items())
+
+
 def write_report(run: RunDirectory, results: dict[str, Any]) -> Path:
     """Write ``report.md`` and the plots of one run; returns the report's path."""
     config = run.config()
@@ -57,6 +61,7 @@ def write_report(run: RunDirectory, results: dict[str, Any]) -> Path:
         f"- folds: {'data' if config.cv.folds is None else config.cv.folds}"
         f", tune folds {config.cv.tune_folds}, repeats {config.cv.repeats}",
         f"- settings: {dict(config.settings) or 'as in the data'}",
+        *[f"- engine: {_engine_text(e)}" for e in results.get("engines", [])],
         "",
         "## Summary (mean ± sample std over units)",
         "",

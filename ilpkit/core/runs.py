@@ -244,6 +244,15 @@ def _results(config: RunConfig, executor: Executor, todo: list[Unit]) -> Any:
     return (run_unit(unit, members=executor) for unit in todo)
 
 
+def _engines(units: Sequence[UnitResult]) -> list[dict[str, str]]:
+    """The distinct engine records of the units (one, unless a resume changed engines)."""
+    out: list[dict[str, str]] = []
+    for u in units:
+        if u.engine and u.engine not in out:
+            out.append(u.engine)
+    return out
+
+
 def collect(run: RunDirectory, units: Sequence[Unit]) -> dict[str, Any]:
     """results.json content: the units (without scores) and the macro summary."""
     loaded = [run.load_unit(u.key) for u in units]
@@ -251,6 +260,7 @@ def collect(run: RunDirectory, units: Sequence[Unit]) -> dict[str, Any]:
     return {
         "n_units": len(loaded),
         "limits_exceeded": sum(u.limits_exceeded for u in loaded),
+        "engines": _engines(loaded),
         "summary": {k: {"mean": v.mean, "std": v.std, "n": v.n} for k, v in summary.items()},
         "units": [
             {
@@ -265,6 +275,7 @@ def collect(run: RunDirectory, units: Sequence[Unit]) -> dict[str, Any]:
                 "metrics": u.metrics,
                 "clauses_evaluated": u.clauses_evaluated,
                 "limits_exceeded": u.limits_exceeded,
+                "engine": u.engine,
                 "seconds": u.seconds,
                 "curve": u.curve,
             }
