@@ -189,7 +189,11 @@ class AlephEnsembleModel:
 
 class AlephEnsembleLearner:
     name = "aleph-ensemble"
-    capabilities = LearnerCapabilities(has_members=True, quick_options={"theories": 2})
+    capabilities = LearnerCapabilities(
+        has_members=True,
+        # tiny check data: its rules cover too few positives for the paper's two
+        quick_options={"theories": 2, "min_tune_pos": 1},
+    )
     """Member theories are independent units that ``ctx.executor`` may run (cv.parallel)."""
 
     def __init__(self, options: AlephEnsembleOptions | None = None) -> None:

@@ -221,7 +221,11 @@ class SingleTheoryModel:
 
 class SingleTheoryLearner:
     name = "single-theory"
-    capabilities = LearnerCapabilities(uses_tune=True)
+    capabilities = LearnerCapabilities(
+        uses_tune=True,
+        # tiny check data: its rules cover too few positives for the paper's two
+        quick_options={"min_tune_pos": 1},
+    )
 
     def __init__(self, options: SingleTheoryOptions | None = None) -> None:
         self.options = options if options is not None else SingleTheoryOptions()
