@@ -14,6 +14,7 @@ TIcER, :mod:`.ticer`). ``pu_adjust="counts"`` uses ``c`` inside the split scores
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -32,7 +33,7 @@ from ilpkit.core.learner import (
 )
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.task import POS, Task
-from ilpkit.plugins.learners.tilde.induce import InduceOptions, Inducer
+from ilpkit.plugins.learners.tilde.induce import InduceOptions, Inducer, InduceStats
 from ilpkit.plugins.learners.tilde.splits import SplitScore
 from ilpkit.plugins.learners.tilde.ticer import estimate_label_frequency
 from ilpkit.plugins.learners.tilde.tree import Tree
@@ -254,23 +255,13 @@ class TildeLearner:
             c = true_c
             info["c_source"] = "(the labeling's true c)"
         else:
-            ticer_inducer = Inducer(
-                backend=ctx.backend,
-                head_mode=head_mode,
-                body_modes=inducer.body_modes,
-                positive=positive,
-                weights=task.examples.weights,
-                options=InduceOptions(
-                    split_score=opts.ticer_split,
-                    min_leaf=opts.min_leaf,
-                    max_depth=opts.max_depth,
-                    lookahead=opts.lookahead,
-                    max_refinements=opts.max_refinements,
-                    max_constants=opts.max_constants,
-                    constant_sample=opts.constant_sample,
-                ),
+            # the same tree learner on labeled vs unlabeled, sharing the saturation cache
+            ticer_inducer = replace(
+                inducer,
+                options=replace(inducer.options, split_score=opts.ticer_split),
                 rng=ctx.rng("ticer"),
-                depth=inducer.depth,
+                stats=InduceStats(),
+                on_node=None,
             )
             result = estimate_label_frequency(
                 task,
@@ -286,9 +277,7 @@ class TildeLearner:
             info["ticer"] = result.to_json()
             info["ticer_refinements"] = ticer_inducer.stats.refinements_evaluated
         if opts.pu_adjust == "counts" and c < 1.0:
-            inducer.options = InduceOptions(
-                **{**inducer.options.__dict__, "c": c, "count_adjust": True}
-            )
+            inducer.options = replace(inducer.options, c=c, count_adjust=True)
         tree = inducer.grow(train)
         stats = inducer.stats
         info.update(
