@@ -131,7 +131,7 @@ def learner_args(learner: str, args: argparse.Namespace) -> list[str]:
 
 
 def run(task: str, learner: str, data: str, extra: list[str], args: argparse.Namespace) -> Path:
-    run_dir = args.out / f"{task}-{learner}"
+    run_dir: Path = args.out / f"{task}-{learner}"
     if (run_dir / "results.json").exists():
         return run_dir
     if (run_dir / "config.toml").exists():
