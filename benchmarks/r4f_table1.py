@@ -131,7 +131,7 @@ def learner_args(learner: str, args: argparse.Namespace) -> list[str]:
 
 
 def run(task: str, learner: str, data: str, extra: list[str], args: argparse.Namespace) -> Path:
-    run_dir = args.out / f"{task}-{learner}"
+    run_dir: Path = args.out / f"{task}-{learner}"
     if (run_dir / "results.json").exists():
         return run_dir
     if (run_dir / "config.toml").exists():
@@ -171,7 +171,7 @@ def load(run_dir: Path) -> dict[str, Any]:
 def table(done: dict[str, dict[str, Path]]) -> str:
     head = (
         "| task | R4F acc % | static acc % | paper R4F / static | t-test p | corrected p | "
-        "R4F CPU s/fold | static CPU s/fold | R4F rules/fold (trivial) | n + s | "
+        "R4F CPU s/fold (min) | static CPU s/fold (min) | R4F rules/fold (trivial) | n + s | "
         "static rules generated/fold |"
     )
     lines = [head, "|" + "|".join("---" for _ in range(head.count("|") - 1)) + "|"]
@@ -200,12 +200,17 @@ def table(done: dict[str, dict[str, Path]]) -> str:
         def info(run: dict[str, Any], name: str, keys: list[str] = keys) -> list[float]:
             return [float(run["infos"][k][name]) for k in keys if name in run["infos"].get(k, {})]
 
+        def cpu(run: dict[str, Any]) -> str:
+            """Mean and least CPU seconds per fold: contention for shared caches on a loaded
+            machine inflates CPU time too, so the least is the closer estimate of an idle core."""
+            xs = info(run, "cpu_seconds")
+            return f"{mean(xs):.1f} ({min(xs):.1f})" if xs else "-"
+
         published = PUBLISHED.get(task, (float("nan"), float("nan")))
         lines.append(
             f"| {task} ({len(keys)} units) | {mean(acc_a):.2f} ± {sd(acc_a):.2f} | "
             f"{mean(acc_b):.2f} ± {sd(acc_b):.2f} | {published[0]} / {published[1]} | "
-            f"{p:.3f} | {pc:.3f} | {mean(info(a, 'cpu_seconds')):.1f} | "
-            f"{mean(info(b, 'cpu_seconds')):.1f} | {mean(info(a, 'rules')):.0f} "
+            f"{p:.3f} | {pc:.3f} | {cpu(a)} | {cpu(b)} | {mean(info(a, 'rules')):.0f} "
             f"({mean(info(a, 'trivial_rules')):.0f}) | {mean(info(a, 'n_plus_s')):.0f} | "
             f"{mean(info(b, 'rules_generated')):.0f} |"
         )
