@@ -75,7 +75,7 @@ def compare(run_a: Path, run_b: Path, metric: str) -> None:
         cpu = [
             float(units[k].get("cpu_seconds", units[k].get("seconds", float("nan")))) for k in keys
         ]
-        print(f"{name}: unit seconds {' '.join(f'{c:.0f}' for c in cpu)} (sum {sum(cpu):.0f})")
+        print(f"{name}: unit wall seconds {' '.join(f'{c:.0f}' for c in cpu)} (sum {sum(cpu):.0f})")
 
 
 def _mean_sd(xs: list[float]) -> str:
