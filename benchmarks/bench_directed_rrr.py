@@ -91,9 +91,9 @@ def plot(run_a: Path, run_b: Path, out: Path) -> None:
     from matplotlib.ticker import NullFormatter
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharex=True)
+    keys = sorted(set(_units(run_a)) & set(_units(run_b)))  # folds both runs finished
     for run, marker in ((run_a, "o"), (run_b, "s")):
         units = _units(run)
-        keys = sorted(units)
         for ax, metric, title in (
             (axes[0], "aurpc", "ranking AURPC"),
             (axes[1], "aurpc_points", "AURPC of the PR points"),
