@@ -268,7 +268,7 @@ def _variabilise(
                 subst[place.path] = value
             else:
                 subst[place.path] = Var(canonical_var_name(var(value)))
-        return _replace_paths(atom, subst, ())
+        return replace_paths(atom, subst)
 
     head = replace(head_mode, seed, head_values)
     head_inputs = frozenset(var(v) for p, v in head_values if p.io == "+")
@@ -299,12 +299,16 @@ def _variabilise(
     )
 
 
-def _replace_paths(term: Term, subst: dict[tuple[int, ...], Term], path: tuple[int, ...]) -> Term:
+def replace_paths(
+    term: Term, subst: dict[tuple[int, ...], Term], path: tuple[int, ...] = ()
+) -> Term:
+    """``term`` with the subterm at each path of ``subst`` (argument indices from the root,
+    as a mode's places) replaced by its value."""
     if path in subst:
         return subst[path]
     if type(term) is Struct:
         return Struct(
-            term.name, tuple(_replace_paths(a, subst, (*path, i)) for i, a in enumerate(term.args))
+            term.name, tuple(replace_paths(a, subst, (*path, i)) for i, a in enumerate(term.args))
         )
     return term
 

@@ -22,9 +22,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from ilpkit.core.bias import Mode, Place, place_term
-from ilpkit.core.bottom import BottomClause
+from ilpkit.core.bottom import BottomClause, replace_paths
 from ilpkit.core.errors import BiasError
-from ilpkit.core.terms import Clause, Struct, Term, Var, to_prolog
+from ilpkit.core.terms import Clause, Term, Var, to_prolog
 
 LiteralKey = tuple[int, tuple[str, ...], tuple[Term, ...]]
 """(mode index, input variable names, constants): identifies a literal up to its outputs."""
@@ -76,7 +76,7 @@ def head_query(head_mode: Mode) -> Query:
         name = f"V{i}"
         subst[place.path] = Var(name)
         var_types.append((name, place.type))
-    return Query(_fill(head_mode.template, subst, ()), (), tuple(var_types))
+    return Query(replace_paths(head_mode.template, subst), (), tuple(var_types))
 
 
 class ConstantPool:
@@ -165,18 +165,8 @@ class Refiner:
             name = f"V{query.n_vars + len(new_vars)}"
             subst[place.path] = Var(name)
             new_vars.append((name, place.type))
-        literal = _fill(mode.template, subst, ())
+        literal = replace_paths(mode.template, subst)
         return Refinement((literal,), tuple(new_vars), frozenset({key}))
-
-
-def _fill(term: Term, subst: dict[tuple[int, ...], Term], path: tuple[int, ...]) -> Term:
-    if path in subst:
-        return subst[path]
-    if type(term) is Struct:
-        return Struct(
-            term.name, tuple(_fill(a, subst, (*path, i)) for i, a in enumerate(term.args))
-        )
-    return term
 
 
 __all__ = ["ConstantPool", "Query", "Refinement", "Refiner", "head_query"]
