@@ -594,3 +594,33 @@ def test_a_worker_blocked_in_a_read_ends_on_a_sigterm_another_thread_receives() 
                           env={**os.environ, "PYTHONPATH": str(ROOT)},
                           capture_output=True, text=True)  # fmt: skip
     assert proc.returncode == 128 + signal.SIGTERM, proc.stderr
+
+
+# A Ctrl-C while Python imports the command modules (before any handler is installed).
+CTRL_C_DURING_IMPORT = """
+import sys
+class InterruptImport:
+    def find_spec(self, name, path=None, target=None):
+        if name == "ilpkit.cli.main":
+            raise KeyboardInterrupt
+        return None
+sys.meta_path.insert(0, InterruptImport())
+sys.argv = ["ilpkit", "--version"]
+from ilpkit.cli.entry import main
+main()
+"""
+
+
+def test_ctrl_c_while_the_cli_is_imported_is_one_line_and_exit_130() -> None:
+    proc = subprocess.run([sys.executable, "-c", CTRL_C_DURING_IMPORT], timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          capture_output=True, text=True)  # fmt: skip
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr == "interrupted\n"
+
+
+def test_the_console_script_goes_through_the_interrupt_safe_entry() -> None:
+    import tomllib
+
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["ilpkit"] == "ilpkit.cli.entry:main"
