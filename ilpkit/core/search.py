@@ -92,6 +92,10 @@ class SearchContext:
     rng: random.Random
     clauselength: int
     acceptance: Acceptance = field(default_factory=Acceptance)
+    explore: bool = False
+    """Aleph's ``explore`` setting: prune only what is *definitely worse* than the best clause
+    (bound < best), not what is *no better* (bound <= best); see :mod:`ilpkit.plugins.search.
+    topdown`."""
     among: Coverage | None = None
     observers: list[Observer] = field(default_factory=list)
     evaluated: int = 0

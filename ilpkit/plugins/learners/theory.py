@@ -197,6 +197,7 @@ class TheoryLearner:
                 rng=ctx.rng("theory-search", searches),
                 clauselength=int(settings["clauselength"]),
                 acceptance=acceptance,
+                explore=bool(settings["explore"]),
                 among=Coverage(active, n, trusted=True),
                 observers=list(ctx.observers),
                 tune_positives=tune_positives,

@@ -1,9 +1,14 @@
 """``topdown`` and ``bf``: Aleph's top-down search from the most general clause.
 
-Dissertation Table 2.3: keep an open list of evaluated clauses; repeatedly take the best
-(``topdown``, Aleph's ``search=heuristic``) or the oldest (``bf``, breadth-first), and
-evaluate its refinements -- each adds one legal literal of the bottom clause (coverage tested
-on the parent's covered examples only).  The best acceptable clause seen is returned.
+Dissertation Table 2.3: keep an open list of evaluated clauses; repeatedly take the next one
+and evaluate its refinements -- each adds one legal literal of the bottom clause (coverage
+tested on the parent's covered examples only).  The best acceptable clause seen is returned.
+
+Which clause is next follows the Aleph manual's ``search`` setting (section "Search
+strategies"): ``topdown`` (Aleph's ``search=heuristic``) takes the best-scored clause; ``bf``
+(``search=bf``, Aleph's default) takes a shortest clause, and among clauses of that length
+the best-scored one (then the one evaluated first) -- breadth-first by length, re-ordered by
+evaluation within a length, not first-in first-out.
 
 Pruning (a refinement covers a subset of its parent's examples): a clause covering fewer
 than ``minpos`` positives is not expanded; a clause covering no negatives is not expanded
@@ -11,7 +16,11 @@ either (specialising it cannot raise its precision), and neither is a clause at
 ``clauselength``; with ``prune_by_bound`` (default, as Aleph), a clause is not expanded when
 even a refinement keeping all its positives and no negatives could not beat the best clause
 found -- valid for scorers that grow with TP and shrink with FP and length (all built-in
-ones).  The same literal set reached in two orders is evaluated once.
+ones).  What "could not beat" means is Aleph's ``explore`` setting (manual, "explore"):
+without it a clause whose bound is *no better* than the best is pruned (bound <= best); with
+it only a clause *definitely worse* is pruned (bound < best), so refinements as good as the
+best are still reached.
+The same literal set reached in two orders is evaluated once.
 """
 
 from __future__ import annotations
@@ -25,6 +34,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from ilpkit.core.coverage import Counts
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.search import BudgetExhausted, Evaluated, SearchContext, sort_key
+
+_Entry = tuple[tuple[float, int, int] | tuple[int, float, int], int, Evaluated]
+"""An open-list entry: the order key, a tie-breaking counter, the clause."""
 
 
 class TopDownOptions(BaseModel):
@@ -59,7 +71,7 @@ class TopDown:
     def run(self, ctx: SearchContext) -> Evaluated | None:
         best: Evaluated | None = None
         tie = itertools.count()
-        open_list: list[tuple[tuple[float, int, int] | int, int, Evaluated]] = []
+        open_list: list[_Entry] = []
         visited: set[tuple[int, ...]] = set()
         try:
             root = ctx.evaluate(())
@@ -100,23 +112,30 @@ class TopDown:
             return False
         c = node.counts
         bound = ctx.scorer.score(Counts(c.tp, 0.0, c.p, c.n), len(node.body) + 2)
-        return bound <= best.score
+        return bound < best.score if ctx.explore else bound <= best.score
 
     def _push(
         self,
-        heap: list[tuple[tuple[float, int, int] | int, int, Evaluated]],
+        heap: list[_Entry],
         e: Evaluated,
         order: int,
     ) -> None:
-        key: tuple[float, int, int] | int = sort_key(e) if self.order == "best" else order
+        key = sort_key(e) if self.order == "best" else bf_key(e)
         heapq.heappush(heap, (key, order, e))
 
-    def _trim(self, heap: list[tuple[tuple[float, int, int] | int, int, Evaluated]]) -> None:
+    def _trim(self, heap: list[_Entry]) -> None:
         limit = self.options.openlist
         if limit is not None and len(heap) > limit:
             keep = heapq.nsmallest(limit, heap)
             heap[:] = keep
             heapq.heapify(heap)
+
+
+def bf_key(e: Evaluated) -> tuple[int, float, int]:
+    """Aleph's ``bf`` order: fewer literals first, then score descending, then evaluation
+    order (Aleph manual, ``search=bf``: shorter clauses first, re-ordered by evaluation
+    within a length)."""
+    return (len(e.body), -e.score, e.number)
 
 
 def _best_first(options: TopDownOptions) -> TopDown:
