@@ -111,3 +111,26 @@ def test_explore_keeps_searching_among_equally_good_clauses(
     # both reach the optimum 5 - 0 (the five eastbound trains); explore evaluates more
     assert best.score == best_explored.score == 5.0
     assert explored.evaluated > plain.evaluated
+
+
+@pytest.mark.parametrize(("minscore", "ok"), [(-np.inf, True), (3.0, True), (3.5, False)])
+def test_minscore_bounds_an_acceptable_clause(minscore: float, ok: bool) -> None:
+    # TP 4, FP 1: Aleph's coverage score P - N = 3; accepted iff 3 >= minscore
+    counts = Counts(4.0, 1.0, 5.0, 5.0)
+    assert Acceptance(minpos=1, minacc=0.0, noise=1, minscore=minscore).ok(counts, 3.0) is ok
+
+
+@pytest.mark.parametrize(("minscore", "found"), [(5.0, True), (6.0, False)])
+def test_minscore_above_the_reachable_ends_the_search_at_the_root(
+    trains: tuple[Task, NativeBackend], minscore: float, found: bool
+) -> None:
+    """Trains (5 eastbound, 5 westbound) under coverage: the root's refinements score at most
+    5 - 0 = 5, so minscore 6 is out of reach -- the root is pruned, one clause evaluated --
+    while minscore 5 still finds short(B), closed(B) with P - N = 5."""
+    ctx = context(trains, 100_000)
+    ctx.acceptance = Acceptance(minpos=1, minacc=0.0, noise=0, minscore=minscore)
+    best = TopDown(TopDownOptions(), "best").run(ctx)
+    if found:
+        assert best is not None and best.score == 5.0
+    else:
+        assert best is None and ctx.evaluated == 1

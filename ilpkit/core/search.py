@@ -17,6 +17,7 @@ example: it scores as the empty coverage, is counted on the backend
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -68,15 +69,24 @@ Observer = Callable[[Evaluated], None]
 
 @dataclass(frozen=True)
 class Acceptance:
-    """When a clause may enter a theory (Aleph's ``minpos``, ``minacc``, ``noise``)."""
+    """When a clause may enter a theory (Aleph's ``minpos``, ``minacc``, ``noise``,
+    ``minscore``).
+
+    ``minscore`` follows the Aleph manual ("minscore": a best clause scoring below it is not
+    added to the theory); checking it on every clause is the same rule, since the best
+    acceptable clause scores below it exactly when no acceptable clause reaches it."""
 
     minpos: float = 1
     minacc: float = 0.0
     noise: float = 0.0
+    minscore: float = -math.inf
 
-    def ok(self, counts: Counts) -> bool:
+    def ok(self, counts: Counts, score: float = math.inf) -> bool:
         return (
-            counts.tp >= self.minpos and counts.precision >= self.minacc and counts.fp <= self.noise
+            counts.tp >= self.minpos
+            and counts.precision >= self.minacc
+            and counts.fp <= self.noise
+            and score >= self.minscore
         )
 
 
@@ -165,7 +175,7 @@ class SearchContext:
         return (a.score, -len(a.body)) > (b.score, -len(b.body))
 
     def acceptable(self, e: Evaluated) -> bool:
-        return self.acceptance.ok(e.counts)
+        return self.acceptance.ok(e.counts, e.score)
 
 
 class SearchStrategy(Protocol):

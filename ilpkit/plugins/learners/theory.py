@@ -170,6 +170,7 @@ class TheoryLearner:
             minpos=float(settings["minpos"]),
             minacc=float(settings["minacc"]),
             noise=float(settings["noise"]),
+            minscore=float(settings["minscore"]),
         )
         clauses: list[Clause] = []
         found_after: list[int] = []

@@ -19,7 +19,8 @@ found -- valid for scorers that grow with TP and shrink with FP and length (all 
 ones).  What "could not beat" means is Aleph's ``explore`` setting (manual, "explore"):
 without it a clause whose bound is *no better* than the best is pruned (bound <= best); with
 it only a clause *definitely worse* is pruned (bound < best), so refinements as good as the
-best are still reached.
+best are still reached.  Before any clause is acceptable, a clause whose bound is below
+Aleph's ``minscore`` is pruned: none of its refinements could be accepted.
 The same literal set reached in two orders is evaluated once.
 """
 
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import math
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -107,12 +109,18 @@ class TopDown:
     def _hopeless(self, node: Evaluated, best: Evaluated | None, ctx: SearchContext) -> bool:
         """Refinements cover subsets of ``node``'s examples and are longer, so for scorers
         that grow with TP and shrink with FP and length, none scores above ``node``'s TP
-        with no FP at the next length -- if that cannot beat ``best``, skip the node."""
-        if best is None or not self.options.prune_by_bound:
+        with no FP at the next length -- if that cannot beat ``best`` (or, before any clause
+        is acceptable, cannot reach ``minscore``), skip the node."""
+        if not self.options.prune_by_bound:
+            return False
+        floor = best.score if best is not None else ctx.acceptance.minscore
+        if floor == -math.inf:
             return False
         c = node.counts
         bound = ctx.scorer.score(Counts(c.tp, 0.0, c.p, c.n), len(node.body) + 2)
-        return bound < best.score if ctx.explore else bound <= best.score
+        if best is None or ctx.explore:
+            return bound < floor
+        return bound <= floor
 
     def _push(
         self,
