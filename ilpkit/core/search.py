@@ -109,6 +109,9 @@ class SearchContext:
     among: Coverage | None = None
     observers: list[Observer] = field(default_factory=list)
     evaluated: int = 0
+    memo: bool = True
+    """Keep every evaluated clause (with its coverage) so a clause met again is not tested
+    again; a search that never meets a clause twice turns it off to hold less memory."""
     _memo: dict[ClauseIds, Evaluated] = field(default_factory=dict, repr=False)
     _refiner: Refiner | None = field(default=None, repr=False)
 
@@ -163,7 +166,8 @@ class SearchContext:
             self.evaluated,
             came_from.number if came_from is not None else None,
         )
-        self._memo[body] = result
+        if self.memo:
+            self._memo[body] = result
         for observer in self.observers:
             observer(result)
         return result

@@ -21,7 +21,10 @@ without it a clause whose bound is *no better* than the best is pruned (bound <=
 it only a clause *definitely worse* is pruned (bound < best), so refinements as good as the
 best are still reached.  Before any clause is acceptable, a clause whose bound is below
 Aleph's ``minscore`` is pruned: none of its refinements could be accepted.
-The same literal set reached in two orders is evaluated once.
+The same literal set reached in two orders is evaluated once.  Memory: only clauses that
+can still be expanded wait on the open list, and the context's memo of evaluated clauses is
+off (the visited set already keeps a clause from being evaluated twice), so a search holds
+the coverage of its open list, not of every clause it evaluated.
 """
 
 from __future__ import annotations
@@ -75,6 +78,7 @@ class TopDown:
         tie = itertools.count()
         open_list: list[_Entry] = []
         visited: set[tuple[int, ...]] = set()
+        ctx.memo = False
         try:
             root = ctx.evaluate(())
             visited.add(())
@@ -93,7 +97,8 @@ class TopDown:
                     child = ctx.evaluate(body, parent=node)
                     if ctx.acceptable(child) and ctx.better(child, best):
                         best = child
-                    self._push(open_list, child, next(tie))
+                    if self._expandable(child, ctx):
+                        self._push(open_list, child, next(tie))
                 self._trim(open_list)
         except BudgetExhausted:
             pass
