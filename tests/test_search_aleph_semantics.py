@@ -19,7 +19,8 @@ from ilpkit.core.coverage import Counts, Coverage, Weighting
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.search import Acceptance, Evaluated, SearchContext, Trajectory
 from ilpkit.core.task import Task
-from ilpkit.plugins.search.topdown import TopDown, TopDownOptions, bf_key
+from ilpkit.plugins.search import topdown
+from ilpkit.plugins.search.topdown import TopDown, TopDownOptions, _Waiting, bf_key, waiting
 
 
 @pytest.fixture(scope="module")
@@ -134,3 +135,32 @@ def test_minscore_above_the_reachable_ends_the_search_at_the_root(
         assert best is not None and best.score == 5.0
     else:
         assert best is None and ctx.evaluated == 1
+
+
+def test_a_waiting_clause_packs_its_coverage_when_the_bitset_is_smaller() -> None:
+    # 5 covered of 100: 5 x 8 = 40 bytes of ids against a 13-byte bitset -> packed
+    e = fake((1,), 4, 1, number=3)
+    e = Evaluated(e.body, e.clause, Coverage([0, 5, 63, 64, 99], 100), e.counts, e.score, e.number)
+    packed = waiting(e)
+    assert isinstance(packed, _Waiting) and packed.bits.nbytes == 13
+    back = packed.unpack()
+    assert back.coverage.ids.tolist() == [0, 5, 63, 64, 99] and back.coverage.size == 100
+    assert (back.body, back.counts, back.score, back.number) == (e.body, e.counts, 3.0, 3)
+    # 1 covered of 1,000: 8 bytes of ids against 125 of bitset -> kept as it is
+    small = Evaluated(e.body, e.clause, Coverage([7], 1000), e.counts, e.score, e.number)
+    assert waiting(small) is small
+
+
+@pytest.mark.parametrize("order", ["best", "fifo"])
+def test_packing_the_open_list_changes_nothing_searched(
+    trains: tuple[Task, NativeBackend], order: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def stream() -> list[tuple[tuple[int, ...], float]]:
+        ctx, trajectory = context(trains, 500), Trajectory()
+        ctx.observers.append(trajectory)
+        TopDown(TopDownOptions(), order).run(ctx)  # type: ignore[arg-type]
+        return [(e.body, e.score) for e in trajectory]
+
+    packed = stream()
+    monkeypatch.setattr(topdown, "waiting", lambda e: e)
+    assert stream() == packed

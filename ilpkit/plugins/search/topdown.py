@@ -24,7 +24,8 @@ Aleph's ``minscore`` is pruned: none of its refinements could be accepted.
 The same literal set reached in two orders is evaluated once.  Memory: only clauses that
 can still be expanded wait on the open list, and the context's memo of evaluated clauses is
 off (the visited set already keeps a clause from being evaluated twice), so a search holds
-the coverage of its open list, not of every clause it evaluated.
+the coverage of its open list, not of every clause it evaluated -- and a waiting clause's
+coverage is packed as a bitset when that is smaller (one bit an example).
 """
 
 from __future__ import annotations
@@ -32,15 +33,43 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+from dataclasses import dataclass, replace
 from typing import Literal
 
+import numpy as np
+import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
-from ilpkit.core.coverage import Counts
+from ilpkit.core.coverage import Counts, Coverage
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.search import BudgetExhausted, Evaluated, SearchContext, sort_key
 
-_Entry = tuple[tuple[float, int, int] | tuple[int, float, int], int, Evaluated]
+
+@dataclass(frozen=True, slots=True)
+class _Waiting:
+    """A clause waiting on the open list with its coverage packed as a bitset (one bit an
+    example instead of eight bytes a covered example); unpacked when it is expanded."""
+
+    clause: Evaluated  # its coverage emptied
+    bits: npt.NDArray[np.uint8]
+
+    def unpack(self) -> Evaluated:
+        size = self.clause.coverage.size
+        ids = np.flatnonzero(np.unpackbits(self.bits, count=size)).astype(np.int64)
+        return replace(self.clause, coverage=Coverage(ids, size, trusted=True))
+
+
+def waiting(e: Evaluated) -> Evaluated | _Waiting:
+    """``e`` as it waits on the open list: packed when the bitset is the smaller."""
+    ids, size = e.coverage.ids, e.coverage.size
+    if ids.size * 64 <= size:
+        return e
+    mask = np.zeros(size, dtype=np.bool_)
+    mask[ids] = True
+    return _Waiting(replace(e, coverage=Coverage.empty(size)), np.packbits(mask))
+
+
+_Entry = tuple[tuple[float, int, int] | tuple[int, float, int], int, Evaluated | _Waiting]
 """An open-list entry: the order key, a tie-breaking counter, the clause."""
 
 
@@ -86,9 +115,12 @@ class TopDown:
                 best = root
             self._push(open_list, root, next(tie))
             while open_list:
-                node = heapq.heappop(open_list)[2]
+                item = heapq.heappop(open_list)[2]
+                node = item.clause if isinstance(item, _Waiting) else item
                 if not self._expandable(node, ctx) or self._hopeless(node, best, ctx):
                     continue
+                if isinstance(item, _Waiting):
+                    node = item.unpack()
                 for k in ctx.refiner.additions(node.body):
                     body = ctx.refiner.add(node.body, k)
                     if body in visited:
@@ -134,7 +166,7 @@ class TopDown:
         order: int,
     ) -> None:
         key = sort_key(e) if self.order == "best" else bf_key(e)
-        heapq.heappush(heap, (key, order, e))
+        heapq.heappush(heap, (key, order, waiting(e)))
 
     def _trim(self, heap: list[_Entry]) -> None:
         limit = self.options.openlist
