@@ -137,7 +137,10 @@ def test_minscore_above_the_reachable_ends_the_search_at_the_root(
         assert best is None and ctx.evaluated == 1
 
 
-def test_a_waiting_clause_packs_its_coverage_when_the_bitset_is_smaller() -> None:
+def test_a_waiting_clause_packs_its_coverage_when_the_bitset_is_smaller(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(topdown, "PACK_FROM", 1)
     # 5 covered of 100: 5 x 8 = 40 bytes of ids against a 13-byte bitset -> packed
     e = fake((1,), 4, 1, number=3)
     e = Evaluated(e.body, e.clause, Coverage([0, 5, 63, 64, 99], 100), e.counts, e.score, e.number)
@@ -161,6 +164,17 @@ def test_packing_the_open_list_changes_nothing_searched(
         TopDown(TopDownOptions(), order).run(ctx)  # type: ignore[arg-type]
         return [(e.body, e.score) for e in trajectory]
 
+    monkeypatch.setattr(topdown, "PACK_FROM", 1)  # trains covers at most 10 examples
     packed = stream()
     monkeypatch.setattr(topdown, "waiting", lambda e: e)
     assert stream() == packed
+
+
+def test_a_clause_covering_few_examples_is_not_packed() -> None:
+    # 511 covered of 100,000: 4,088 bytes of ids, under PACK_FROM = 512 -> kept as it is
+    e = fake((1,), 4, 1, number=3)
+    few = Evaluated(e.body, e.clause, Coverage(range(511), 100_000), e.counts, 3.0, 3)
+    assert waiting(few) is few
+    # 512 covered of 2,000: 4,096 bytes against a 250-byte bitset -> packed
+    many = Evaluated(e.body, e.clause, Coverage(range(512), 2_000), e.counts, 3.0, 3)
+    assert isinstance(waiting(many), _Waiting)

@@ -59,10 +59,16 @@ class _Waiting:
         return replace(self.clause, coverage=Coverage(ids, size, trusted=True))
 
 
+PACK_FROM = 512
+"""Covered examples from which a waiting clause's coverage is packed."""
+
+
 def waiting(e: Evaluated) -> Evaluated | _Waiting:
-    """``e`` as it waits on the open list: packed when the bitset is the smaller."""
+    """``e`` as it waits on the open list: packed when it covers at least ``PACK_FROM``
+    examples (4 KB of ids; smaller ones are not worth the packing's CPU) and the bitset is
+    the smaller."""
     ids, size = e.coverage.ids, e.coverage.size
-    if ids.size * 64 <= size:
+    if ids.size < PACK_FROM or ids.size * 64 <= size:
         return e
     mask = np.zeros(size, dtype=np.bool_)
     mask[ids] = True
