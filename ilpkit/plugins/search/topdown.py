@@ -99,7 +99,8 @@ class TopDownOptions(BaseModel):
 
 
 class TopDown:
-    """Best-first (``order="best"``) or breadth-first (``order="fifo"``) top-down search."""
+    """Best-first (``order="best"``) or Aleph's breadth-first (``order="fifo"``: shortest
+    clauses first, the best-scored first within a length) top-down search."""
 
     def __init__(
         self, options: TopDownOptions | None = None, order: Literal["best", "fifo"] = "best"
