@@ -161,8 +161,8 @@ def learn(
     from ilpkit.core.errors import ConfigError
     from ilpkit.core.experiment import learn_split
     from ilpkit.core.learner import save_model
+    from ilpkit.core.limits import goals_dropped, limits_exceeded
     from ilpkit.core.plugins import get_plugin_manager
-    from ilpkit.core.search import limits_exceeded
     from ilpkit.core.search import time_limit as time_limit_of
 
     manager = get_plugin_manager()
@@ -243,6 +243,7 @@ def learn(
                 "scorer": config.scorer.name,
                 "settings": {k: _plain(v) for k, v in task.bias.settings.items()},
                 "limits_exceeded": limits_exceeded(engine),
+                "goals_dropped": goals_dropped(engine),
             }
         )
         if limit is not None and limit.reached:

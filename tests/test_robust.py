@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +22,11 @@ from ilpkit.core.coverage import Weighting
 from ilpkit.core.errors import DataError, FormatError, PrologSyntaxError, ResourceLimitExceeded
 from ilpkit.core.experiment import learn_split, splits
 from ilpkit.core.formats import load_task
+from ilpkit.core.learner import load_model, matches, rule_stats
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.search import SearchContext, limits_exceeded
 from ilpkit.core.task import Task, stratified_folds
-from ilpkit.core.terms import Const
+from ilpkit.core.terms import Clause, Const, Struct, Var
 
 BIAS = """:- modeh(1, p(+t)).
 :- modeb(1, q(+t)).
@@ -427,3 +431,152 @@ def test_learn_and_cv_finish_and_report_the_clauses_over_the_limit(tmp_path: Pat
     # only a unit training on p(b) can meet the loop
     trained_on_b = [u for u in results["units"] if u["limits_exceeded"]]
     assert len(trained_on_b) == 1
+
+
+# -- item 2: every path of a run counts a clause over a limit and goes on ----------------------
+
+SMALL = {
+    "r4f": ["learner.trees=2"],
+    "static-rf": ["learner.trees=5", "learner.rules=20"],
+    "aleph-ensemble": ["learner.theories=3"],
+    "rankboost": ["learner.rounds=5"],
+    "prankboost": ["learner.rounds=5"],
+}
+LEARNERS = [
+    "aleph-ensemble",
+    "gleaner",
+    "gleanersrl",
+    "prankboost",
+    "r4f",
+    "rankboost",
+    "single-theory",
+    "static-rf",
+    "theory",
+    "tilde",
+]
+
+
+@pytest.mark.parametrize("learner", LEARNERS)
+def test_every_learner_finishes_with_a_clause_over_the_limit(tmp_path: Path, learner: str) -> None:
+    data = _slow(tmp_path / "data")
+    sets = [a for s in ["backend.step_limit=2000", *SMALL.get(learner, [])] for a in ("--set", s)]
+    out = tmp_path / "m.json"
+    learned = CliRunner().invoke(
+        app, ["learn", str(data), "--learner", learner, "--out", str(out), *sets]
+    )
+    assert learned.exit_code == 0, learned.output
+    assert "exceeded a resource limit and" in learned.output
+    assert load_model(out).info["limits_exceeded"] > 0  # type: ignore[attr-defined]
+
+
+LOOPY = """:- modeh(1, p(+t)).
+:- modeb(1, slow(+t)).
+:- determination(p/1, slow/1).
+:- set(i, 1).
+slow(X) :- X == b, loop(X).
+slow(a). slow(c). slow(e). slow(g).
+loop(X) :- loop(X).
+"""
+
+
+def _loopy(root: Path) -> Path:
+    """p(A) :- slow(A) covers every positive and loops on the negative p(b) only: learned on
+    folds without p(b), it meets the limit when the fold holding p(b) is predicted."""
+    _write(root / "d.b", LOOPY.splitlines())
+    _write(root / "d.f", ["p(a).", "p(c).", "p(e).", "p(g)."])
+    _write(root / "d.n", ["p(b).", "p(d).", "p(f)."])
+    return root
+
+
+def test_predicting_with_a_clause_over_the_limit_counts_it_and_goes_on(tmp_path: Path) -> None:
+    task = load_task(_loopy(tmp_path))
+    engine = get_plugin_manager().make("backend", "native", {"step_limit": 2000})
+    engine.load(task)
+    a = Var("A")
+    clause = Clause(Struct("p", (a,)), [Struct("slow", (a,))])
+    without_b = np.array([0, 1, 2, 3, 5, 6])  # positives 0-3; p(b) is example 4
+    assert matches(engine, [clause], without_b).tolist() == [1, 1, 1, 1, 0, 0]
+    assert limits_exceeded(engine) == 0
+    # with p(b) among the examples the clause exceeds the limit: it covers none of them
+    assert matches(engine, [clause], None).tolist() == [0] * 7
+    assert limits_exceeded(engine) == 1
+    (rule,) = rule_stats(task, engine, [clause], task.examples.ids)
+    assert (rule.tp, rule.fp) == (0, 0)
+    assert limits_exceeded(engine) == 2
+
+
+def test_cv_counts_a_clause_over_the_limit_met_on_a_test_fold(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    args = ["cv", str(_loopy(tmp_path / "d")), "--folds", "3", "--tune-folds", "0"]
+    done = CliRunner().invoke(app, [*args, "--out", str(run), "--set", "backend.step_limit=2000"])
+    assert done.exit_code == 0, done.output
+    assert "exceeded a resource limit and were scored as covering nothing" in done.output
+    results = json.loads((run / "results.json").read_text())
+    units = [json.loads(f.read_text()) for f in sorted((run / "units").glob("*.json"))]
+    (tests_b,) = [u for u in units if 4 in u["test_ids"]]  # p(b) is example 4
+    # its training folds lack p(b): the theory p(A) :- slow(A) is learned without meeting the
+    # loop, then scoring the test fold meets it (the other units meet it in their searches)
+    model = json.loads((run / "models" / f"{tests_b['key']}.json").read_text())
+    assert [r["clause"] for r in model["rules"]] == ["p(A) :- slow(A)."]
+    assert tests_b["limits_exceeded"] > 0
+    assert all(len(u["scores"]) == u["n_test"] for u in units)
+    assert results["limits_exceeded"] == sum(u["limits_exceeded"] for u in units)
+
+
+def test_learn_reports_saturation_goals_dropped(tmp_path: Path) -> None:
+    learned = CliRunner().invoke(
+        app, ["learn", str(_looping(tmp_path)), "--set", "backend.step_limit=20000"]
+    )
+    assert learned.exit_code == 0, learned.output
+    assert "saturation goals over a resource limit dropped from bottom clauses" in learned.output
+
+
+def _run_engines() -> list[object]:
+    """native, swi (janus) and subprocess swipl and gprolog, each skipped when missing."""
+    from ilpkit.backends.prolog.swi_backend import preflight
+
+    out: list[object] = [pytest.param(["native"], id="native")]
+    janus = pytest.mark.skipif(not preflight("janus").ok, reason="swi (janus) is not available")
+    out.append(pytest.param(["swi", "--set", "backend.bridge=janus"], id="janus", marks=janus))
+    for engine in ("swipl", "gprolog"):
+        mark = pytest.mark.skipif(shutil.which(engine) is None, reason=f"{engine} not on PATH")
+        param = ["subprocess", "--set", f"backend.engine={engine}"]
+        out.append(pytest.param(param, id=f"subprocess-{engine}", marks=mark))
+    return out
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """The CLI in a child process (janus loads SWI-Prolog once per process)."""
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    return subprocess.run(
+        [sys.executable, "-m", "ilpkit", *args],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env=env,
+        timeout=600,
+    )
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("backend", _run_engines())
+def test_learn_and_cv_with_a_clause_over_the_limit_finish_on_every_engine(
+    tmp_path: Path, backend: list[str]
+) -> None:
+    data = str(_loopy(tmp_path / "d"))
+    limit = ["--set", "backend.step_limit=2000", "--backend", *backend]
+    learned = _cli("learn", data, *limit)
+    assert learned.returncode == 0, learned.stderr
+    # the learner's searches meet p(A) :- slow(A) on p(b) 4 times (one search per positive
+    # seed: the clause is evaluated once in each); the same count on every engine
+    assert "4 clauses exceeded a resource limit and were scored as covering" in learned.stdout
+    run = tmp_path / "run"
+    done = _cli("cv", data, "--folds", "3", "--tune-folds", "0", "--out", str(run), *limit)
+    assert done.returncode == 0, done.stderr
+    results = json.loads((run / "results.json").read_text())
+    assert results["limits_exceeded"] > 0
+    assert f"{results['limits_exceeded']} clauses exceeded a resource limit" in done.stdout
+    units = [json.loads(f.read_text()) for f in sorted((run / "units").glob("*.json"))]
+    (tests_b,) = [u for u in units if 4 in u["test_ids"]]
+    assert tests_b["limits_exceeded"] > 0  # met when its test fold was scored

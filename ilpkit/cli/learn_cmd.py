@@ -21,6 +21,7 @@ from ilpkit.cli.common import (
     SetOpt,
     StemOpt,
     TrustOpt,
+    limit_notes,
     print_bias_warnings,
     split_sets,
 )
@@ -213,11 +214,8 @@ def learn(
         f"{elapsed:.2f} s (learner {learner}, search {used.get('search', search)}, "
         f"scorer {used.get('scorer', scorer)}, backend {backend}, seed {seed})"
     )
-    if used.get("limits_exceeded"):
-        console.print(
-            f"{used['limits_exceeded']} clauses exceeded a resource limit and were scored as "
-            "covering nothing (see backend.step_limit / backend.timeout)"
-        )
+    for note in limit_notes(used.get("limits_exceeded", 0), used.get("goals_dropped", 0)):
+        console.print(note)
     if out is not None:
         console.print(f"model written to {out}")
 

@@ -42,6 +42,7 @@ from ilpkit.core.learner import (
     LearnerCapabilities,
     Rule,
 )
+from ilpkit.core.limits import coverage_within_limits
 from ilpkit.core.metrics import f1
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.task import NEG, POS, Task
@@ -152,6 +153,11 @@ class SingleTheoryModel:
     def clauses_evaluated(self) -> int:
         return self.theory.clauses_evaluated
 
+    @property
+    def info(self) -> dict[str, Any]:
+        """How the model was learnt: the theory's record (saved with it)."""
+        return self.theory.info
+
     def _matches(
         self, backend: ClauseBackend, ids: npt.NDArray[np.int64] | None
     ) -> npt.NDArray[np.bool_]:
@@ -163,7 +169,7 @@ class SingleTheoryModel:
         clauses = self.theory.clauses()
         out = np.zeros((len(ids), len(clauses)), dtype=bool)
         for j, clause in enumerate(clauses):
-            out[position[backend.coverage(clause, among).ids], j] = True
+            out[position[coverage_within_limits(backend, clause, among).ids], j] = True
         return out
 
     def score(
@@ -247,7 +253,7 @@ class SingleTheoryLearner:
         among = Coverage(tune, n_examples)
         tps, fps = [], []
         for clause in theory.clauses():
-            hit = position[ctx.backend.coverage(clause, among).ids]
+            hit = position[coverage_within_limits(ctx.backend, clause, among).ids]
             tps.append(float(weights[hit][labels[hit] == POS].sum()))
             fps.append(float(weights[hit][labels[hit] == NEG].sum()))
         p = float(weights[labels == POS].sum())
