@@ -141,8 +141,11 @@ class SingleTheoryModel:
         tune_fp: list[float],
         tune_p: float,
         tune_n: float,
+        info: dict[str, Any] | None = None,
     ) -> None:
         self.theory = theory
+        self.info = dict(info or {})
+        """How the model was learnt (backend, limits met; saved with it)."""
         self.options = options
         self.tune_tp = np.asarray(tune_tp, dtype=np.float64)
         self.tune_fp = np.asarray(tune_fp, dtype=np.float64)
@@ -152,11 +155,6 @@ class SingleTheoryModel:
     @property
     def clauses_evaluated(self) -> int:
         return self.theory.clauses_evaluated
-
-    @property
-    def info(self) -> dict[str, Any]:
-        """How the model was learnt: the theory's record (saved with it)."""
-        return self.theory.info
 
     def _matches(
         self, backend: ClauseBackend, ids: npt.NDArray[np.int64] | None
@@ -210,6 +208,7 @@ class SingleTheoryModel:
                 "n": self.tune_n,
             },
             "rules": [r.to_json() for r in self.rules()],
+            "info": self.info,
         }
 
     @classmethod
@@ -222,6 +221,7 @@ class SingleTheoryModel:
             tune["fp"],
             float(tune["p"]),
             float(tune["n"]),
+            data.get("info", {}),
         )
 
 
@@ -258,7 +258,7 @@ class SingleTheoryLearner:
             fps.append(float(weights[hit][labels[hit] == NEG].sum()))
         p = float(weights[labels == POS].sum())
         n = float(weights[labels == NEG].sum())
-        return SingleTheoryModel(theory, self.options, tps, fps, p, n)
+        return SingleTheoryModel(theory, self.options, tps, fps, p, n, dict(theory.info))
 
 
 SPEC = PluginSpec(
