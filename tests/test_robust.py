@@ -19,7 +19,13 @@ from ilpkit.cli.main import app
 from ilpkit.core.bias_check import bias_warnings
 from ilpkit.core.config import RunConfig
 from ilpkit.core.coverage import Weighting
-from ilpkit.core.errors import DataError, FormatError, PrologSyntaxError, ResourceLimitExceeded
+from ilpkit.core.errors import (
+    BiasError,
+    DataError,
+    FormatError,
+    PrologSyntaxError,
+    ResourceLimitExceeded,
+)
 from ilpkit.core.experiment import learn_split, splits
 from ilpkit.core.formats import load_task
 from ilpkit.core.learner import load_model, matches, rule_stats
@@ -302,16 +308,67 @@ def test_a_mode_declaration_with_a_syntax_error_is_skipped_unless_strict(tmp_pat
     task = load_task(data)
     assert [str(m) for m in task.bias.modeb] == ["modeb(*,q(+t,-t))"]
     (warning,) = [w for w in task.warnings if "syntax error" in w]
-    assert warning.startswith("1 directive(s) with a syntax error skipped")
+    assert warning.startswith("1 clause(s) with a syntax error skipped")
     assert "d.b:4:" in warning
     with pytest.raises(PrologSyntaxError, match=r"d\.b:4:"):
         load_task(data, strict=True)
     refused = CliRunner().invoke(app, ["data", "check", str(data), "--strict"])
     assert refused.exit_code != 0 and "d.b:4:" in refused.output
-    # a syntax error in a fact still refuses: skipping it would change the data
-    _write(data / "d.b", (TASK_B + "q(a, b.\n").splitlines())
-    with pytest.raises(PrologSyntaxError):
+
+
+def test_background_clauses_with_a_syntax_error_are_skipped_with_a_summary(
+    tmp_path: Path,
+) -> None:
+    # lines 4 and 6 are broken (a fact and a rule); SWI-Prolog reports both and loads the rest
+    broken = "q(a, b.\nq(b, c).\nr(X) :- q(X, .\nq(c, d).\n"
+    data = _task_folder(tmp_path, broken)
+    task = load_task(data)
+    assert task.program.facts[("q", 2)] == [(Const("b"), Const("c")), (Const("c"), Const("d"))]
+    assert ("r", 1) not in task.program.clauses
+    (warning,) = [w for w in task.warnings if "syntax error" in w]
+    assert warning.startswith("2 clause(s) with a syntax error skipped")
+    assert "d.b:4:7:" in warning and "d.b:6:" in warning
+    with pytest.raises(PrologSyntaxError, match=r"d\.b:4:7:"):
+        load_task(data, strict=True)
+    # learn skips them too, and refuses with data.strict
+    assert CliRunner().invoke(app, ["learn", str(data), "--quiet"]).exit_code == 0
+    strict = CliRunner().invoke(app, ["learn", str(data), "--set", "data.strict=true"])
+    assert strict.exit_code != 0 and "d.b:4:7:" in strict.output
+    # a syntax error in an examples file still refuses: skipping it would drop an example
+    _write(data / "d.f", ["p(a).", "p(b."])
+    with pytest.raises(PrologSyntaxError, match=r"d\.f:2:"):
         load_task(data)
+
+
+def test_popper_bias_and_background_syntax_errors_are_skipped(tmp_path: Path) -> None:
+    _write(tmp_path / "bias.pl", ["head_pred(p,1).", "body_pred(q,2.", "body_pred(r,1)."])
+    _write(tmp_path / "bk.pl", ["q(a,b).", "r(a).", "r(b, ."])
+    _write(tmp_path / "exs.pl", ["pos(p(a)).", "neg(p(b))."])
+    task = load_task(tmp_path)
+    assert [str(m) for m in task.bias.modeb] == ["modeb(*,r(+t))"]
+    assert task.program.facts[("r", 1)] == [(Const("a"),)]
+    (warning,) = [w for w in task.warnings if "syntax error" in w]
+    assert warning.startswith("2 clause(s) with a syntax error skipped")
+    assert "bias.pl:2:14:" in warning and "bk.pl:3:" in warning
+    with pytest.raises(PrologSyntaxError, match=r"bias\.pl:2:14:"):
+        load_task(tmp_path, strict=True)
+
+
+def test_boostsrl_mode_and_fact_syntax_errors_are_skipped(tmp_path: Path) -> None:
+    modes = ["mode: cancer(+person).", "mode: smokes(+person.", "mode: friends(+person,-person)."]
+    _write(tmp_path / "background.txt", modes)
+    _write(tmp_path / "train" / "train_pos.txt", ["cancer(ann)."])
+    _write(tmp_path / "train" / "train_neg.txt", ["cancer(bob)."])
+    _write(tmp_path / "train" / "train_facts.txt", ["smokes(ann).", "smokes(bob.", "friends(a,b)."])
+    task = load_task(tmp_path)
+    assert [str(m) for m in task.bias.modeb] == ["modeb(*,friends(+person,-person))"]
+    assert task.program.facts[("smokes", 1)] == [(Const("ann"),)]
+    (warning,) = [w for w in task.warnings if "syntax error" in w]
+    assert warning.startswith("2 clause(s) with a syntax error skipped")
+    assert "background.txt:2:1: mode: smokes(+person.: a bracket" in warning
+    assert "train_facts.txt:2:" in warning
+    with pytest.raises(BiasError, match=r"background\.txt:2:1:"):
+        load_task(tmp_path, strict=True)
 
 
 def test_loading_an_ilp_systems_own_file_is_noted_not_followed(tmp_path: Path) -> None:

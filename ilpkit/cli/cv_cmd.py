@@ -25,7 +25,7 @@ from ilpkit.core.config import DataFormat, RunConfig, apply_overrides, load_conf
 from ilpkit.core.errors import ConfigError
 from ilpkit.core.outpaths import check_output_dir
 
-SECTIONS = ("", "backend", "search", "scorer", "learner", "executor")
+SECTIONS = ("", "data", "backend", "search", "scorer", "learner", "executor")
 
 
 class UnitProgress:

@@ -32,7 +32,7 @@ from ilpkit.core.learner import Recorded, Rule, SelfExplaining, load_model
 from ilpkit.core.outpaths import check_output_file
 from ilpkit.core.search import Evaluated
 
-SECTIONS: Final = ("", "backend", "search", "scorer", "learner", "executor")
+SECTIONS: Final = ("", "data", "backend", "search", "scorer", "learner", "executor")
 
 
 def _duration(seconds: float) -> str:
