@@ -283,6 +283,30 @@ def test_shared_background_consulted_with_a_query_directive_is_read(tmp_path: Pa
     assert task.directives == []  # not left for --trust-data to run
 
 
+def test_included_files_are_read_within_the_dataset_folder_only_unless_trusted(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path / "data" / "t" / "facts.pl", ["q(a, b)."])
+    _write(tmp_path / "elsewhere" / "far.pl", ["q(b, c)."])
+    data = _task_folder(tmp_path / "data" / "t", ":- [facts].\n")
+    assert load_task(data).program.facts[("q", 2)] == [(Const("a"), Const("b"))]
+    # two levels up: outside the dataset folder and the folder holding it
+    _write(
+        data / "d.b", (TASK_B + ":- [facts].\n:- consult('../../elsewhere/far').\n").splitlines()
+    )
+    with pytest.raises(
+        DataError, match=r"d\.b:5:1: '\.\./\.\./elsewhere/far' is .*far\.pl, outside"
+    ):
+        load_task(data)
+    checked = CliRunner().invoke(app, ["data", "check", str(data)])
+    assert checked.exit_code != 0 and "pass --trust-data" in checked.output
+    trusted = load_task(data, trust_data=True)
+    assert trusted.program.facts[("q", 2)] == [(Const("a"), Const("b")), (Const("b"), Const("c"))]
+    assert CliRunner().invoke(app, ["data", "check", str(data), "--trust-data"]).exit_code == 0
+    learned = CliRunner().invoke(app, ["learn", str(data), "--quiet", "--trust-data"])
+    assert learned.exit_code == 0, learned.output
+
+
 def test_a_folder_holding_one_task_in_a_sub_folder_is_detected(tmp_path: Path) -> None:
     _task_folder(tmp_path / "task1", "q(a, b).\n")
     (tmp_path / "README").write_text("one task inside\n")

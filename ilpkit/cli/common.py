@@ -44,15 +44,17 @@ TrustOpt = Annotated[
     typer.Option(
         "--trust-data",
         help="Trust the data files: let Prolog engines run their directives and built-ins "
-        "outside the side-effect-free allow-list (arbitrary code; see docs/security.md).",
+        "outside the side-effect-free allow-list (arbitrary code; see docs/security.md), and "
+        "read the files they include from outside the dataset folder.",
     ),
 ]
 
 
-def load(path: str, fmt: str, stem: str | None) -> Task:
+def load(path: str, fmt: str, stem: str | None, *, trust_data: bool = False) -> Task:
     from ilpkit.core.formats import load_task
 
-    return load_task(resolve_data_path(path), format=str(fmt), stem=stem)
+    extra = {"trust_data": True} if trust_data else {}  # loaders swapped in by tests
+    return load_task(resolve_data_path(path), format=str(fmt), stem=stem, **extra)
 
 
 def split_sets(items: list[str] | None, sections: tuple[str, ...]) -> dict[str, dict[str, Any]]:

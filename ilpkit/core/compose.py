@@ -326,6 +326,7 @@ def open_task(config: RunConfig) -> Task:
         format=str(config.data.format),
         stem=config.data.stem,
         strict=config.data.strict,
+        trust_data=bool(config.backend.options.get("trust_data", False)),
     )
     for key, value in config.settings.items():
         try:

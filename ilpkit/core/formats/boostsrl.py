@@ -75,7 +75,12 @@ from ilpkit.core.errors import (
     PrologSyntaxError,
     SourceLocation,
 )
-from ilpkit.core.formats.prolog_source import STRICT, check_not_system, skipped_summary
+from ilpkit.core.formats.prolog_source import (
+    STRICT,
+    check_inside,
+    check_not_system,
+    skipped_summary,
+)
 from ilpkit.core.formats.writer import safe_stem, write_lines
 from ilpkit.core.reader import PrologReader, ReadTerm
 from ilpkit.core.task import NEG, POS, ExampleBuilder, Program, SourcedTerm, Task
@@ -780,6 +785,7 @@ class _Loader:
                 self.mode_notes.setdefault(note, []).append(loc)
         elif key == "import":
             target = self._import_path(st.value, state.path, loc)
+            check_inside(target, loc, repr(st.value))
             self.load_file(target, state.role, state.fold, prolog_vars=state.prolog_vars)
         elif key in ("setparam", "setparameter"):
             self._set_param(st.value, loc)

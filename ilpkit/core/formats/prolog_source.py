@@ -357,6 +357,7 @@ class SourceLoader:
         for ext in INCLUDE_EXTENSIONS:
             candidate = base.with_name(base.name + ext) if ext else base
             if candidate.is_file():
+                check_inside(candidate, loc, repr(item.value))
                 self.load_file(candidate, role, fold)
                 return
         tried = ", ".join(str(base) + ext for ext in INCLUDE_EXTENSIONS)
@@ -384,7 +385,31 @@ class SourceLoader:
 
 STRICT: ContextVar[bool] = ContextVar("ilpkit_strict_loading", default=False)
 """``True`` while :func:`ilpkit.core.formats.load_task` runs with ``strict=True``: a
-directive with a syntax error then refuses the data instead of being skipped."""
+background or mode clause with a syntax error then refuses the data instead of being
+skipped."""
+
+
+DATASET_FOLDER: ContextVar[Path | None] = ContextVar("ilpkit_dataset_folder", default=None)
+"""The folder :func:`ilpkit.core.formats.load_task` reads (None: no boundary)."""
+TRUSTED: ContextVar[bool] = ContextVar("ilpkit_trusted_loading", default=False)
+"""``load_task(trust_data=True)``: included files are read wherever they are."""
+
+
+def check_inside(file: Path, loc: SourceLocation, shown: str) -> None:
+    """Refuse a file the data includes or consults from outside the dataset folder and the
+    folder holding it (where tasks share files such as ``../common_bk.pl``), unless trusted:
+    data should not read ``/etc/...`` or another user's files on its own."""
+    folder = DATASET_FOLDER.get()
+    if folder is None or TRUSTED.get():
+        return
+    root = folder.resolve().parent
+    resolved = file.resolve()
+    if resolved == root or root in resolved.parents:
+        return
+    raise DataError(
+        f"{loc}: {shown} is {resolved}, outside the dataset folder {folder} and the folder "
+        "holding it; not read (pass --trust-data, or trust_data=True, to read it)"
+    )
 
 
 def skipped_summary(skipped: Sequence[tuple[SourceLocation, str]]) -> str:
