@@ -326,6 +326,25 @@ def test_stem_naming_no_task_lists_the_task_folders(tmp_path: Path) -> None:
     assert load_task(tmp_path, stem="task2").sources[0].endswith("task2/d.b")
 
 
+def test_stem_naming_no_task_of_a_one_task_folder_lists_the_real_choice(tmp_path: Path) -> None:
+    # Aleph stem: the .b file; Popper: its one example set; BoostSRL: the one task read
+    aleph = _task_folder(tmp_path / "aleph")
+    with pytest.raises(FormatError, match=r"no task 'nope'; the \.b files here are: d$"):
+        load_task(aleph, stem="nope")
+    assert load_task(aleph, stem="d").name == "d"
+    popper = tmp_path / "popper"
+    _write(popper / "bias.pl", ["head_pred(p,1).", "body_pred(q,1)."])
+    _write(popper / "bk.pl", ["q(a)."])
+    _write(popper / "exs.pl", ["pos(p(a)).", "neg(p(b))."])
+    with pytest.raises(FormatError, match=r"this folder holds one, exs\.pl: leave out --stem"):
+        load_task(popper, stem="nope")
+    boostsrl = _boostsrl_splits(tmp_path / "boostsrl")
+    with pytest.raises(
+        FormatError, match=r"no task 'nope'; this folder holds one task, 'boostsrl' \(backgr"
+    ):
+        load_task(boostsrl, stem="nope")
+
+
 def test_a_mode_declaration_with_a_syntax_error_is_skipped_unless_strict(tmp_path: Path) -> None:
     broken = ":- modeb(*, r(+t, -t).\nq(a, b).\n"  # line 4: the closing parenthesis is missing
     data = _task_folder(tmp_path, broken)

@@ -117,11 +117,31 @@ def load_task(
     folder = p if p.is_dir() else p.parent
     tokens = (STRICT.set(strict), TRUSTED.set(trust_data), DATASET_FOLDER.set(folder))
     try:
-        return _load_task(path, format, stem)
+        task = _load_task(path, format, stem)
+        if stem is not None and not _names_stem(task, stem):
+            where = ", ".join(Path(s).name for s in task.sources[:4])
+            raise FormatError(
+                f"{path}: no task {stem!r}; this folder holds one task, {task.name!r} "
+                f"({where}{', ...' if len(task.sources) > 4 else ''}): leave out --stem"
+            )
+        return task
     finally:
         STRICT.reset(tokens[0])
         TRUSTED.reset(tokens[1])
         DATASET_FOLDER.reset(tokens[2])
+
+
+def _names_stem(task: Task, stem: str) -> bool:
+    """Whether the task read for ``--stem stem`` is one the stem chose: a file, folder or
+    BoostSRL prefix of that name among its sources, its name, or a fold (formats that hold one
+    task may not look at ``stem`` at all)."""
+    if task.name == stem or task.name.endswith("/" + stem) or stem in task.fold_names:
+        return True
+    for source in task.sources:
+        for part in Path(source).parts:
+            if part == stem or Path(part).stem == stem or part.startswith(stem + "_"):
+                return True
+    return False
 
 
 def _load_task(path: str | Path, format: str, stem: str | None) -> Task:

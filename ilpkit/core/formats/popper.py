@@ -451,9 +451,12 @@ def _stem_layout(folder: Path, sets: _ExampleSets, stem: str) -> _Layout:
         target, extra_bk = sets.folds[stem]
     if target is None:
         choices = sorted({*sets.stems, *sets.folds})
-        raise FormatError(
-            f"{folder}: no example set {stem!r}; choices: " + (", ".join(choices) or "none")
-        )
+        if not choices:
+            one = f"one, {sets.plain.name}" if sets.plain is not None else "none"
+            raise FormatError(
+                f"{folder}: no example set {stem!r}; this folder holds {one}: leave out --stem"
+            )
+        raise FormatError(f"{folder}: no example set {stem!r}; choices: " + ", ".join(choices))
     bk = _require_bk(folder, (_bk_files(folder) or _bk_files(folder.parent)) + extra_bk)
     return _Layout(name, _bias_file(folder), bk, [(target, None)])
 
