@@ -680,3 +680,18 @@ def test_learn_and_cv_with_a_clause_over_the_limit_finish_on_every_engine(
     units = [json.loads(f.read_text()) for f in sorted((run / "units").glob("*.json"))]
     (tests_b,) = [u for u in units if 4 in u["test_ids"]]
     assert tests_b["limits_exceeded"] > 0  # met when its test fold was scored
+
+
+def test_predict_counts_a_clause_over_the_limit(tmp_path: Path) -> None:
+    train = _loopy(tmp_path / "train")
+    _write(train / "d.n", ["p(d).", "p(f)."])  # without p(b): p(A) :- slow(A) is learned
+    model = tmp_path / "m.json"
+    limit = ["--set", "backend.step_limit=2000"]
+    learned = CliRunner().invoke(app, ["learn", str(train), "--out", str(model), *limit])
+    assert learned.exit_code == 0 and "p(A) :- slow(A)." in learned.output, learned.output
+    scored = CliRunner().invoke(app, ["predict", str(model), str(_loopy(tmp_path / "all")), *limit])
+    assert scored.exit_code == 0, scored.output
+    # met twice: scoring (the ranking) and predicting (the classification) each ask it once
+    assert "2 clauses exceeded a resource limit and were scored as covering nothing" in (
+        scored.stderr
+    )

@@ -272,6 +272,8 @@ def predict(
         writer = csv.writer(sys.stdout)
         writer.writerow(["id", "example", "label", "fold", "score"])
         writer.writerows(rows)
+    for note in limit_notes(result.limits_exceeded, 0):
+        typer.echo(note, err=True)
     metrics = result.metrics()
     if metrics:
         typer.echo(
