@@ -141,10 +141,11 @@ def learn(
     workers read the task. ``out`` writes the model as JSON (:func:`ilpkit.core.learner.
     save_model`). ``observers`` see every evaluated clause, ``on_rule`` every rule kept,
     ``on_progress(done, total, what)`` every step (for progress displays).
-    ``time_limit`` (seconds) stops the searches in this process once passed: the model holds
-    what was found by then and its ``info["time_limit_reached"]`` says so. ``on_plan(planned,
-    warning)`` hears, before learning, the most clauses the settings allow and a warning when
-    that is very large (:mod:`ilpkit.core.budget`).
+    ``time_limit`` (seconds) stops the searches once passed (members run on an executor's
+    workers too): the model holds what was found by then and its
+    ``info["time_limit_reached"]`` says so. ``on_plan(planned, warning)`` hears, before
+    learning, the most clauses the settings allow and a warning when that is very large
+    (:mod:`ilpkit.core.budget`).
     """
     from ilpkit.core.bias_check import report
     from ilpkit.core.compose import (

@@ -152,9 +152,9 @@ def cv(
         float | None,
         typer.Option(
             "--time-limit",
-            help="Cut every search in this process after this many seconds: the units then "
-            "finish at once with what they found, and results.json says so (searches on "
-            "worker processes are not cut).",
+            help="Cut every search of the run after this many seconds (on worker processes "
+            "and dask workers too): the units then finish at once with what they found, and "
+            "results.json says so.",
         ),
     ] = None,
 ) -> None:
