@@ -556,7 +556,13 @@ LEARNERS = [
 ]
 
 
-@pytest.mark.parametrize("learner", LEARNERS)
+SLOW_LEARNERS = {"gleaner", "gleanersrl", "r4f"}  # 6-8 s each on the shared 2-core machine
+
+
+@pytest.mark.parametrize(
+    "learner",
+    [pytest.param(n, marks=[pytest.mark.heavy] if n in SLOW_LEARNERS else []) for n in LEARNERS],
+)
 def test_every_learner_finishes_with_a_clause_over_the_limit(tmp_path: Path, learner: str) -> None:
     data = _slow(tmp_path / "data")
     sets = [a for s in ["backend.step_limit=2000", *SMALL.get(learner, [])] for a in ("--set", s)]

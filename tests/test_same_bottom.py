@@ -47,11 +47,15 @@ ENGINES: list[tuple[str, str, dict[str, object], bool]] = [
 """(id, backend, options, available): native, swi (janus), subprocess swipl and gprolog."""
 
 
-def _engines() -> list[object]:
-    return [
-        pytest.param((b, o), id=i, marks=pytest.mark.skipif(not ok, reason=f"{i} is missing"))
-        for i, b, o, ok in ENGINES
-    ]
+def _engines(*, heavy: bool = False) -> list[object]:
+    """The engines as parameters; ``heavy``: mark the Prolog ones heavy (5 s each)."""
+    out: list[object] = []
+    for i, b, o, ok in ENGINES:
+        marks = [pytest.mark.skipif(not ok, reason=f"{i} is missing")]
+        if heavy and b != "native":
+            marks.append(pytest.mark.heavy)
+        out.append(pytest.param((b, o), id=i, marks=marks))
+    return out
 
 
 def bottoms(data: str, backend: str, options: dict[str, object], seeds: int) -> list[str]:
@@ -129,7 +133,7 @@ EXPECTED = (
 )
 
 
-@pytest.mark.parametrize("backend", _engines())
+@pytest.mark.parametrize("backend", _engines(heavy=True))
 def test_arithmetic_gives_swi_numbers_in_the_bottom_clause_on_every_engine(
     tmp_path: Path, backend: tuple[str, dict[str, object]]
 ) -> None:
