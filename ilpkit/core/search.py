@@ -12,7 +12,7 @@ covered (``among``); a clause that drops a literal is evaluated on the context's
 
 A clause whose coverage exceeds a resource limit (``step_limit``, ``timeout``) covers no
 example: it scores as the empty coverage, is counted on the backend
-(:func:`limits_exceeded`) and the search goes on -- one runaway clause never ends a run.
+(:mod:`ilpkit.core.limits`) and the search goes on -- one runaway clause never ends a run.
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
-import numpy as np
-
 from ilpkit.core.backend import BackendProtocol
 from ilpkit.core.bottom import BottomClause
 from ilpkit.core.coverage import Counts, Coverage, Weighting
-from ilpkit.core.errors import ResourceLimitExceeded
+from ilpkit.core.limits import coverage_within_limits
+from ilpkit.core.limits import limits_exceeded as limits_exceeded  # re-exported
+from ilpkit.core.limits import note_limit as note_limit  # re-exported
 from ilpkit.core.refine import ClauseIds, Refiner
 from ilpkit.core.scoring import Scorer as Scorer  # the one Scorer protocol, re-exported
 from ilpkit.core.terms import Clause
@@ -143,12 +143,7 @@ class SearchContext:
             among = self.among
             if parent is not None and set(parent.body) <= set(body):
                 among = parent.coverage
-            try:
-                coverage = self.backend.coverage(clause, among)
-            except ResourceLimitExceeded as exc:
-                note_limit(self.backend, str(exc))
-                n = among.size if among is not None else self.backend.n_examples
-                coverage = Coverage(np.zeros(0, dtype=np.int64), n, trusted=True)
+            coverage = coverage_within_limits(self.backend, clause, among)
         else:
             coverage = known.coverage
         counts = self.weighting.counts(coverage)
@@ -204,19 +199,6 @@ class Trajectory:
 
     def __len__(self) -> int:
         return len(self.items)
-
-
-def note_limit(backend: object, message: str) -> None:
-    """Count one clause over a resource limit on ``backend`` (kept: the first message)."""
-    count = limits_exceeded(backend)
-    backend.limits_exceeded = count + 1  # type: ignore[attr-defined]
-    if count == 0:
-        backend.first_limit_message = message  # type: ignore[attr-defined]
-
-
-def limits_exceeded(backend: object) -> int:
-    """How many clauses evaluated by searches on ``backend`` exceeded a resource limit."""
-    return int(getattr(backend, "limits_exceeded", 0))
 
 
 def sort_key(e: Evaluated) -> tuple[float, int, int]:
