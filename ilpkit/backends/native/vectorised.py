@@ -37,6 +37,11 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from ilpkit.backends.native.prolog.arith import _eval
+from ilpkit.backends.native.prolog.builtins_core import _CTRL, _DET, _GEN
+from ilpkit.backends.native.prolog.compile import _K_FACTS, _K_USER
+from ilpkit.backends.native.prolog.library import _CONTROL
+from ilpkit.backends.native.prolog.terms import _compare, _from_term
 from ilpkit.core.terms import is_ground, iter_vars
 
 Ids = npt.NDArray[np.int64]
@@ -185,12 +190,9 @@ class Evaluator:
     ResolutionEngine`, whose name resolution -- user, library, built-in -- it follows)."""
 
     def __init__(self, engine: Any) -> None:
-        from ilpkit.backends.native import resolution as res
-
-        self._res = res
         self.engine = engine
-        self._eval = res._eval
-        self.values = Values(res._compare)
+        self._eval = _eval
+        self.values = Values(_compare)
         self._kinds: dict[tuple[str, int], str] = {}
         self._relations: dict[Any, Ids] = {}
         self._selected: dict[Any, Ids] = {}
@@ -202,22 +204,21 @@ class Evaluator:
         """How the engine runs ``key``: user, facts, memberchk, member, builtin or other."""
         k = self._kinds.get(key)
         if k is None:
-            res = self._res
-            pred = self.engine._pred(key, False) if key not in res._CONTROL else None
+            pred = self.engine._pred(key, False) if key not in _CONTROL else None
             if pred is None:
                 k = "other"
-            elif pred.kind == res._K_USER and not pred.lib:
+            elif pred.kind == _K_USER and not pred.lib:
                 k = "user"
-            elif pred.kind == res._K_FACTS:
+            elif pred.kind == _K_FACTS:
                 k = "facts"
-            elif pred.fn is not None and pred.fn is res._DET.get(("memberchk", 2)):
+            elif pred.fn is not None and pred.fn is _DET.get(("memberchk", 2)):
                 k = "memberchk"
-            elif pred.fn is not None and pred.fn is res._GEN.get(("member", 2)):
+            elif pred.fn is not None and pred.fn is _GEN.get(("member", 2)):
                 k = "member"
             elif (
                 key in _BUILTINS
                 and pred.fn is not None
-                and (pred.fn is res._DET.get(key) or pred.fn is res._CTRL.get(key))
+                and (pred.fn is _DET.get(key) or pred.fn is _CTRL.get(key))
             ):
                 k = "builtin"
             else:
@@ -460,7 +461,7 @@ class Evaluator:
                 v = names[n] = _V(f"{n}_{self._counter}", counts[n] == 1)
             return v
 
-        from_term = self._res._from_term
+        from_term = _from_term
         head = clause.head
         args = tuple(from_term(a, lambda v: fresh(v.name)) for a in getattr(head, "args", ()))
         return args, [from_term(g, lambda v: fresh(v.name)) for g in clause.body]
