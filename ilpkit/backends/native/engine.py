@@ -34,6 +34,7 @@ from pydantic import Field
 
 from ilpkit.backends.base import Backend, BackendOptions, describe_clause
 from ilpkit.backends.native.components import split_independent
+from ilpkit.backends.native.derive import Deriver
 from ilpkit.backends.native.joins import Bindings, join, join_counts, semi_join
 from ilpkit.backends.native.kernels import HAVE_NUMBA
 from ilpkit.backends.native.kernels import OK as KERNEL_OK
@@ -116,6 +117,14 @@ class NativeOptions(BackendOptions):
         "tuple of values its bound variables can take, when there are at most this many "
         "(0: never; the set-at-a-time engine answers it instead).",
     )
+    derive_rows: int = Field(
+        default=2_000_000,
+        ge=0,
+        description="A rule-defined literal in a kernel clause is materialised (the whole "
+        "relation, when its rules allow it) or tabled over every tuple of values its bound "
+        "variables can take, set-at-a-time, when that takes at most this many calls and rows "
+        "(0: never).",
+    )
     kernel_steps: int = Field(
         default=50_000_000,
         description="Candidate facts the kernel may try per clause before handing the clause "
@@ -139,6 +148,7 @@ class NativeBackend(Backend):
         self.memo: OrderedDict[Term, list[tuple[int, ...]]] = OrderedDict()
         self.stats = {"evaluated": 0, "cache_hits": 0, "joins": 0, "engine_calls": 0}
         self._resolution: object | None = None
+        self._deriver: Deriver | None = None
         self._deadline: float | None = None
         self._components: dict[Clause, bool] = {}
         self._last_restriction: tuple[Bindings, Coverage, Bindings] | None = None
@@ -184,10 +194,20 @@ class NativeBackend(Backend):
                 FactTable(key[0], key[1], rows, self.interner),
             )
         self._resolution = None
+        self._deriver = None
         if task.program.clauses:
             engine = self.resolution
             mode_preds = {m.indicator for m in (*task.bias.modeh, *task.bias.modeb)}
             engine.check(mode_preds & set(task.program.clauses))  # type: ignore[attr-defined]
+
+    @property
+    def deriver(self) -> Deriver:
+        """Derived tables of rule-defined literals (built on first use)."""
+        if self._deriver is None:
+            self._deriver = Deriver(
+                self.resolution, self.interner, self.facts, self.opts.derive_rows
+            )
+        return self._deriver
 
     @property
     def resolution(self) -> object:
@@ -459,11 +479,20 @@ class NativeBackend(Backend):
         if ident in self._derived_tables:
             return self._derived_tables[ident]
         domains = [self._domain(binders[v]) for _, v in inputs]
+        name = lit.name if type(lit) is Struct else str(lit)
+        table: FactTable | None = None
+        if args and self.opts.derive_rows:
+            deriver = self.deriver
+            pattern = [None if type(a) is Var else a for a in args]
+            table = deriver.general(name, pattern)
+            if table is None and inputs:
+                table = deriver.over_domain(
+                    name, pattern, [(c, d) for (c, _), d in zip(inputs, domains, strict=True)]
+                )
         size = 1
         for d in domains:
             size *= len(d)
-        table: FactTable | None = None
-        if size <= self.opts.derive_tuples:
+        if table is None and size <= self.opts.derive_tuples:
             table = self._derive_table(lit, inputs, outputs, domains)
         self._derived_tables[ident] = table
         if table is not None:
