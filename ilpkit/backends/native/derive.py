@@ -64,6 +64,7 @@ class Deriver:
         self.interner = interner
         self.facts = facts
         self.row_limit = row_limit
+        self.evaluator.max_rows = max(row_limit, 1)
         self._general: dict[object, FactTable | None] = {}
         self._map = np.zeros(0, dtype=np.int64)
         self.stats = {"materialised": 0, "tabled": 0, "refused": 0}
@@ -101,20 +102,27 @@ class Deriver:
         rt_args = [None if a is None else _from_term(a, _no_vars) for a in args]
         terms = self.interner.terms
         parts: list[Ids] = []
-        for start in range(0, total, _CHUNK):
-            stop = min(total, start + _CHUNK)
+        size = min(total, _CHUNK)
+        start = 0
+        while start < total:
+            stop = min(total, start + size)
             bound = {
                 pos: [_from_term(terms[i], _no_vars) for i in col[start:stop].tolist()]
                 for (pos, _), col in zip(inputs, columns, strict=True)
             }
-            got = self._rows(name, rt_args, bound, stop - start)
-            if got is None:
-                self.stats["refused"] += 1
-                return None
+            try:
+                got = self._rows(name, rt_args, bound, stop - start)
+            except vectorised.Unsupported as exc:
+                if exc.static or size == 1:
+                    self.stats["refused"] += 1
+                    return None
+                size = max(1, size // 4)  # too many partial proofs at once: smaller passes
+                continue
             parts.append(got)
             if sum(len(p) for p in parts) > self.row_limit:
                 self.stats["refused"] += 1
                 return None
+            start = stop
         self.stats["tabled"] += 1
         data = np.concatenate(parts) if parts else np.zeros((0, len(args)), dtype=np.int64)
         return FactTable.from_array(name, _distinct_rows(data))
@@ -123,17 +131,22 @@ class Deriver:
     def _table(
         self, name: str, args: list[Any], bound: dict[int, list[Any]], n: int
     ) -> FactTable | None:
-        rows = self._rows(name, args, bound, n)
-        if rows is None or len(rows) > self.row_limit:
+        try:
+            rows = self._rows(name, args, bound, n)
+        except vectorised.Unsupported:
+            return None
+        if len(rows) > self.row_limit:
             return None
         return FactTable.from_array(name, _distinct_rows(rows))
 
-    def _rows(self, name: str, args: list[Any], bound: dict[int, list[Any]], n: int) -> Ids | None:
-        """Interned answer rows of ``n`` calls (None: outside the fragment)."""
+    def _rows(self, name: str, args: list[Any], bound: dict[int, list[Any]], n: int) -> Ids:
+        """Interned answer rows of ``n`` calls; raises :class:`.vectorised.Unsupported`
+        (also for an error or a nesting too deep, which the tuple-at-a-time engine reports
+        or copes with)."""
         try:
             _, cols = self.evaluator.batch(name, args, bound, n)
-        except (vectorised.Unsupported, IlpkitError, RecursionError):
-            return None
+        except (IlpkitError, RecursionError) as exc:
+            raise vectorised.Unsupported(str(exc)) from None
         if not cols:
             return np.zeros((0, 0), dtype=np.int64)
         mapping = self._mapping(np.concatenate(cols))

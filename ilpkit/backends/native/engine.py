@@ -48,6 +48,7 @@ from ilpkit.backends.native.plan import (
     head_components,
     run_plan,
 )
+from ilpkit.backends.native.prolog.errors import _resident_bytes
 from ilpkit.backends.native.store import FactTable, Ids, Interner
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.errors import DataError, IlpkitError, ResourceLimitExceeded
@@ -150,6 +151,7 @@ class NativeBackend(Backend):
         self._resolution: object | None = None
         self._deriver: Deriver | None = None
         self._deadline: float | None = None
+        self._rss0: int | None = None
         self._components: dict[Clause, bool] = {}
         self._last_restriction: tuple[Bindings, Coverage, Bindings] | None = None
         self._parent_requests: OrderedDict[Clause, int] = OrderedDict()
@@ -296,6 +298,7 @@ class NativeBackend(Backend):
         self.stats["evaluated"] += 1
         timeout = self.options.timeout
         self._deadline = time.monotonic() + timeout if timeout else None
+        self._rss0 = _resident_bytes() if self.opts.memory_limit_mb is not None else None
         canon = clause.canonical()
         n = self.n_examples
         cached = self.cache.get(canon)
@@ -382,8 +385,9 @@ class NativeBackend(Backend):
             if len(rows) == 0:
                 break
             covered, status, steps = run_plan(
-                plan, hix, rows, hcol, strides, memo, self.kstore, numeric, budget
-            )
+                plan, hix, rows, hcol, strides, memo, self.kstore, numeric, budget,
+                self._check_deadline,
+            )  # fmt: skip
             if status != KERNEL_OK:
                 return None
             budget -= steps
@@ -652,7 +656,14 @@ class NativeBackend(Backend):
                 return _EMPTY
             constants, keys, _, equal_cols = parts
             self.stats["joins"] += 1
-            return semi_join(table, facts.select(constants), keys, equal_cols, self.opts.row_limit)
+            return semi_join(
+                table,
+                facts.select(constants),
+                keys,
+                equal_cols,
+                self.opts.row_limit,
+                lambda: self._check_deadline(lit),
+            )
         grown = self._literal(table, lit, [])
         if grown is None:
             return self._projected(table, [lit]).covered()
@@ -663,6 +674,7 @@ class NativeBackend(Backend):
         for k, lit in enumerate(literals):
             if len(table) == 0:
                 return table
+            self._check_deadline(lit)
             rest = literals[k:]
             keep = {v for t in rest for v in iter_vars(t)}
             table = table.project(keep)
@@ -684,6 +696,7 @@ class NativeBackend(Backend):
         for k, lit in enumerate(literals):
             if len(table) == 0:
                 return _EMPTY
+            self._check_deadline(lit)
             keep = {v for t in literals[k:] for v in iter_vars(t)}
             if any(v not in keep for v in table.cols):
                 table = table.project(keep)
@@ -749,6 +762,7 @@ class NativeBackend(Backend):
         parts = []
         size = max(1, len(table) // 8)
         for start in range(0, len(table), size):
+            self._check_deadline(literals[0] if literals else None)
             chunk = table.take(np.arange(start, min(start + size, len(table))))
             parts.append(self._projected(chunk, literals).ex)
         ex = np.unique(np.concatenate(parts)) if parts else _EMPTY
@@ -765,11 +779,21 @@ class NativeBackend(Backend):
             _, old = self.cache.popitem(last=False)
             self.cache_bytes -= old.nbytes
 
-    def _check_deadline(self, lit: Term) -> None:
+    def _check_deadline(self, lit: Term | None = None) -> None:
+        """Raise :class:`ResourceLimitExceeded` once the clause is past ``timeout`` or has
+        grown the process by more than ``memory_limit_mb``; called between literals, between
+        chunks of long joins and between slices of the kernel's search."""
+        where = "" if lit is None else f" at {to_prolog(lit)}"
         if self._deadline is not None and time.monotonic() > self._deadline:
-            raise ResourceLimitExceeded(
-                f"time limit of {self.options.timeout} s exceeded at {to_prolog(lit)}"
-            )
+            raise ResourceLimitExceeded(f"time limit of {self.options.timeout} s exceeded{where}")
+        limit = self.opts.memory_limit_mb
+        if limit is not None and self._rss0 is not None:
+            rss = _resident_bytes()
+            if rss is not None and rss - self._rss0 > limit * 1e6:
+                raise ResourceLimitExceeded(
+                    f"memory limit of {limit:g} MB exceeded{where} (the clause grew the "
+                    f"process by {(rss - self._rss0) / 1e6:.0f} MB)"
+                )
 
     def _pure(self, lit: Term) -> bool:
         """Literals whose answers do not depend on evaluation order (facts, comparisons)."""

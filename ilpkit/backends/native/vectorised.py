@@ -210,6 +210,8 @@ class Evaluator:
         self._groups: dict[tuple[str, int], list[Any]] = {}
         self._counter = 0
         self.strict = False
+        self.max_rows = MAX_ROWS
+        """Largest table of partial proofs before a call is refused (:class:`Unsupported`)."""
         self.fact_source: Callable[[tuple[str, int]], Ids | None] | None = None
         """Where a fact predicate's rows come from as value ids, when not from the engine."""
         """Whether an unbound variable may stand for a value the caller binds: then a test
@@ -316,8 +318,8 @@ class Evaluator:
             if st.n == 0:
                 return st
             st = self._goal(g, st, depth)
-            if st.n > MAX_ROWS:
-                raise Unsupported(f"more than {MAX_ROWS} rows", static=False)
+            if st.n > self.max_rows:
+                raise Unsupported(f"more than {self.max_rows} rows", static=False)
         return st
 
     def _goal(self, g: RT, st: _State, depth: int) -> _State:
@@ -608,8 +610,8 @@ class Evaluator:
             ridx = order[pos]
         else:
             m = len(sub_rel)
-            if n * m > MAX_ROWS:
-                raise Unsupported(f"more than {MAX_ROWS} rows", static=False)
+            if n * m > self.max_rows:
+                raise Unsupported(f"more than {self.max_rows} rows", static=False)
             parent = np.repeat(np.arange(n, dtype=np.int64), m)
             ridx = np.tile(np.arange(m, dtype=np.int64), n)
         out = st.copy()
