@@ -456,7 +456,9 @@ class NativeBackend(Backend):
         Why: the kernel then proves the literal by index lookups; each call is answered once
         (memoised) for the whole search, instead of once per distinct binding per clause."""
         key = _indicator(lit)
-        if key not in self.task.program.clauses or not self.opts.derive_tuples:
+        if key not in self.task.program.clauses or not (
+            self.opts.derive_tuples or self.opts.derive_rows
+        ):
             return None
         args = _args(lit)
         inputs: list[tuple[int, Var]] = []
@@ -484,8 +486,16 @@ class NativeBackend(Backend):
             return self._derived_tables[ident]
         domains = [self._domain(binders[v]) for _, v in inputs]
         name = lit.name if type(lit) is Struct else str(lit)
+        size = 1
+        for d in domains:
+            size *= len(d)
         table: FactTable | None = None
-        if args and self.opts.derive_rows:
+        # A small domain goes to the resolution engine call by call: its tables share the
+        # subgoals of related predicates (mutagenesis' ring predicates all search rings of
+        # the same drug).  A large one is derived set-at-a-time.
+        if size <= self.opts.derive_tuples:
+            table = self._derive_table(lit, inputs, outputs, domains)
+        elif args and self.opts.derive_rows:
             deriver = self.deriver
             pattern = [None if type(a) is Var else a for a in args]
             table = deriver.general(name, pattern)
@@ -493,11 +503,6 @@ class NativeBackend(Backend):
                 table = deriver.over_domain(
                     name, pattern, [(c, d) for (c, _), d in zip(inputs, domains, strict=True)]
                 )
-        size = 1
-        for d in domains:
-            size *= len(d)
-        if table is None and size <= self.opts.derive_tuples:
-            table = self._derive_table(lit, inputs, outputs, domains)
         self._derived_tables[ident] = table
         if table is not None:
             self._keep_alive.append(table)

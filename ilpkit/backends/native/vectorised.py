@@ -294,6 +294,9 @@ class Evaluator:
         origin = _V("origin")
         cols[origin] = np.arange(n, dtype=np.int64)
         st = self._call((name, len(args)), tuple(goal_args), _State(n, cols, {}), 0)
+        if st.n == 0:  # no answers: free arguments may never have met a column
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, [empty for _ in goal_args]
         out: list[Ids] = []
         for a in goal_args:
             r = st.resolve(a)
