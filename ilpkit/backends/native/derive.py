@@ -24,8 +24,10 @@ SLD resolution's):
    clause can make is one of these calls.
 
 Either table is kept for the backend's lifetime (per literal pattern); ``None`` means the
-literal is outside the evaluator's fragment or over ``row_limit`` rows, and the caller
-falls back to calls one tuple at a time.
+literal is outside the evaluator's fragment or over ``row_limit`` rows, and the clause goes to
+the set-at-a-time engine.  (The backend uses these only for domains larger than its
+``derive_tuples``: smaller ones are answered call by call by the resolution engine, whose
+tables share subgoals between related predicates.)
 """
 
 from __future__ import annotations

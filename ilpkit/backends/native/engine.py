@@ -114,9 +114,9 @@ class NativeOptions(BackendOptions):
     )
     derive_tuples: int = Field(
         default=256,
-        description="A rule-defined literal in a kernel clause is answered once for every "
-        "tuple of values its bound variables can take, when there are at most this many "
-        "(0: never; the set-at-a-time engine answers it instead).",
+        description="A rule-defined literal in a kernel clause is answered by the resolution "
+        "engine once for every tuple of values its bound variables can take, when there are at "
+        "most this many (0: never; more: derived set-at-a-time, see derive_rows).",
     )
     derive_rows: int = Field(
         default=2_000_000,
