@@ -11,6 +11,7 @@ agreement check.
 
     python benchmarks/bench_coverage.py                 # all datasets found
     python benchmarks/bench_coverage.py --datasets uwcse,mutagenesis --clauses 300
+    python benchmarks/bench_coverage.py --workload crossprod   # cross-product clauses
     python benchmarks/bench_coverage.py --datasets uwcse,mutagenesis \
         --backends native,swi-janus,swi-pyswip,subprocess-swipl,subprocess-gprolog
 
@@ -229,6 +230,99 @@ def time_prolog(
         return elapsed, [counts[i] for i in range(len(clauses))]
 
 
+# -- named workload: clauses whose literals share one variable (issue 20 item 4) --------------
+
+
+def crossprod_workload(seed: int = 0) -> list[tuple[str, Task, list[Clause]]]:
+    """Clauses that set-at-a-time evaluation once turned into cross products.
+
+    ``pt``: synthetic ``p/3``, ``t/3`` (seeded; 300 examples, 3,000 facts each, 40 shared
+    ``C`` values) with issue 20's ``h(A) :- p(A,B,C), p(U,V,C), t(N,C,E), t(M,C,O)`` and
+    variants that fail late (a test over variables of different literals).  ``atm``:
+    mutagenesis (bundled) with ``atm(A,B,c,T,_), atm(A,G,c,T,_), atm(A,H,h,3,_),
+    bond(A,B,G,_)``-shaped clauses for its commonest carbon types."""
+    from ilpkit.core.bias import Bias
+    from ilpkit.core.task import NEG, POS, ExampleBuilder, Program
+    from ilpkit.core.terms import Const, Struct, Var
+
+    rng = random.Random(seed)
+    prog = Program()
+    for i in range(3000):
+        a = f"a{rng.randrange(300)}"
+        prog.add_fact(Struct("p", (Const(a), Const(f"b{i}"), Const(rng.randrange(40)))))
+        prog.add_fact(
+            Struct("t", (Const(f"n{i}"), Const(rng.randrange(40)), Const(rng.randrange(1000))))
+        )
+    builder = ExampleBuilder()
+    for i in range(300):
+        builder.add(Struct("h", (Const(f"a{i}"),)), POS if i % 2 == 0 else NEG)
+    pt_task = Task(name="pt", format="bench", program=prog, examples=builder.build(), bias=Bias())
+    A, B, C, U, V, N, E, M, O2 = (Var(x) for x in "ABCUVNEMO")
+    p1, p2 = Struct("p", (A, B, C)), Struct("p", (U, V, C))
+    t1, t2 = Struct("t", (N, C, E)), Struct("t", (M, C, O2))
+    head = Struct("h", (A,))
+    pt = [
+        Clause(head, (p1, p2, t1, t2)),
+        Clause(head, (p1, p2, t1, t2, Struct(">", (E, Const(990))))),
+        Clause(head, (p1, p2, t1, t2, Struct(">", (E, O2)), Struct(">", (O2, Const(995))))),
+        Clause(head, (p1, p2, t1, t2, Struct("==", (E, Const(-1))))),
+    ]
+    mut = load_task(bundled_path("mutagenesis"))
+    types: dict[int, int] = {}
+    for row in mut.program.facts.get(("atm", 5), []):
+        if row[2] == Const("c"):
+            types[row[3].value] = types.get(row[3].value, 0) + 1  # type: ignore[union-attr]
+    common = sorted(types, key=lambda k: -types[k])[:6]
+    D, B2, G, H, X, Y, Z, T = (Var(x) for x in ("A", "B", "G", "H", "X", "Y", "Z", "T"))
+    mhead = Struct("active", (D,))
+    atm_clauses = []
+    for ty in common:
+        lits = (
+            Struct("atm", (D, B2, Const("c"), Const(ty), X)),
+            Struct("atm", (D, G, Const("c"), Const(ty), Y)),
+            Struct("atm", (D, H, Const("h"), Const(3), Z)),
+        )
+        atm_clauses.append(Clause(mhead, (*lits, Struct("bond", (D, B2, G, T)))))
+        atm_clauses.append(Clause(mhead, (*lits, Struct("bond", (D, B2, H, Const(7))))))
+    return [("pt", pt_task, pt), ("atm", mut, atm_clauses)]
+
+
+def run_crossprod(limit: float) -> list[dict[str, object]]:
+    """Per clause: native CPU s (fresh backend, kernel warmed up) and the plain SWI loop's."""
+    warm_up()
+    rows: list[dict[str, object]] = []
+    for name, task, clauses in crossprod_workload():
+        spare = NativeBackend()  # compiles the plan helpers (numba typed lists) untimed
+        spare.load(task)
+        spare.coverage(clauses[0])
+        for i, cl in enumerate(clauses):
+            backend = NativeBackend()
+            backend.load(task)
+            start = time.process_time()
+            count = len(backend.coverage(cl))
+            native_s = time.process_time() - start
+            pro = time_prolog(task, [cl], limit)
+            rows.append(
+                {
+                    "workload": name,
+                    "clause": i,
+                    "text": clause_to_prolog(cl),
+                    "native_s": native_s,
+                    "swipl_s": pro[0] if pro else None,
+                    "native": count,
+                    "swipl": pro[1][0] if pro else None,
+                }
+            )
+            r = rows[-1]
+            print(
+                f"{name:4} {i:2d} native {native_s:7.3f} s  swipl "
+                f"{'-' if pro is None else f'{pro[0]:7.3f}'} s  counts {count} / "
+                f"{'-' if pro is None else pro[1][0]}  {r['text']}",
+                flush=True,
+            )
+    return rows
+
+
 # -- other backends (--backends): each in a child process of its own (one libswipl a process) --
 
 BACKEND_CHILD = r"""
@@ -416,6 +510,11 @@ def main() -> None:
         action="store_true",
         help="let SWI-Prolog table the predicates listed in TABLE (mutagenesis' rings)",
     )
+    parser.add_argument(
+        "--workload",
+        default="",
+        help="crossprod: issue 20's cross-product clauses, per clause against the SWI loop",
+    )
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "coverage.json"))
     parser.add_argument(
         "--backends",
@@ -424,6 +523,12 @@ def main() -> None:
         "own process: native,swi-janus,swi-pyswip,subprocess-swipl,subprocess-gprolog",
     )
     args = parser.parse_args()
+    if args.workload == "crossprod":
+        rows_c = run_crossprod(args.limit)
+        out = Path(args.out).with_name("coverage_crossprod.json")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(rows_c, indent=2))
+        return
     if args.backends:
         rows: list[dict[str, object]] = []
         for name in args.datasets.split(","):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -148,16 +149,30 @@ def test_kernel_as_plain_python_equals_compiled() -> None:
     plan = build_plan([A, B], body, b.facts, b.interner, store)
     hix = b._head_index(("gp", 2))
     rows = np.arange(4, dtype=np.int64)
-    args = (
+    n_lits = len(plan.arrays[0])
+
+    def resume_state() -> tuple[np.ndarray, ...]:
+        # pause after 10**6 tests (never here); [example, literal, entering]; the kernel's
+        # working arrays (covered, slots, pos, hi, found), fresh for each run
+        return (
+            np.array([0, -1, 1], dtype=np.int64), np.zeros(4, dtype=np.uint8),
+            np.zeros(max(plan.nslots, 1), dtype=np.int64), np.zeros(n_lits, dtype=np.int64),
+            np.zeros(n_lits, dtype=np.int64), np.zeros(n_lits, dtype=np.uint8),
+        )  # fmt: skip
+
+    head = (
         hix.data, hix.arity, rows, np.array([0, 1], dtype=np.int64), hix.ranks,
         np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8), plan.nslots, *plan.arrays,
-        list(store.tabs), list(store.orders), list(store.starts), b.interner.numeric(), 10**6,
     )  # fmt: skip
+    tail = (b.interner.numeric(), 10**6, 10**6)
+    lists = (list(store.tabs), list(store.orders), list(store.starts))
+    args: tuple[Any, ...] = (*head, *lists, *tail, *resume_state())
     covered, status, _ = K.cover_rows.py_func(*args)
     assert status == K.OK
     assert covered.tolist() == [1, 1, 0, 0]
     if K.HAVE_NUMBA:
-        args = (*args[:-5], store.tabs, store.orders, store.starts, *args[-2:])
+        typed = (store.tabs, store.orders, store.starts)
+        args = (*head, *typed, *tail, *resume_state())
         assert K.cover_rows(*args)[0].tolist() == [1, 1, 0, 0]
 
 

@@ -34,6 +34,7 @@ from pydantic import Field
 
 from ilpkit.backends.base import Backend, BackendOptions, describe_clause
 from ilpkit.backends.native.components import split_independent
+from ilpkit.backends.native.derive import Deriver
 from ilpkit.backends.native.joins import Bindings, join, join_counts, semi_join
 from ilpkit.backends.native.kernels import HAVE_NUMBA
 from ilpkit.backends.native.kernels import OK as KERNEL_OK
@@ -47,6 +48,7 @@ from ilpkit.backends.native.plan import (
     head_components,
     run_plan,
 )
+from ilpkit.backends.native.prolog.errors import _resident_bytes
 from ilpkit.backends.native.store import FactTable, Ids, Interner
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.errors import DataError, IlpkitError, ResourceLimitExceeded
@@ -112,9 +114,17 @@ class NativeOptions(BackendOptions):
     )
     derive_tuples: int = Field(
         default=256,
-        description="A rule-defined literal in a kernel clause is answered once for every "
-        "tuple of values its bound variables can take, when there are at most this many "
-        "(0: never; the set-at-a-time engine answers it instead).",
+        description="A rule-defined literal in a kernel clause is answered by the resolution "
+        "engine once for every tuple of values its bound variables can take, when there are at "
+        "most this many (0: never; more: derived set-at-a-time, see derive_rows).",
+    )
+    derive_rows: int = Field(
+        default=2_000_000,
+        ge=0,
+        description="A rule-defined literal in a kernel clause is materialised (the whole "
+        "relation, when its rules allow it) or tabled over every tuple of values its bound "
+        "variables can take, set-at-a-time, when that takes at most this many calls and rows "
+        "(0: never).",
     )
     kernel_steps: int = Field(
         default=50_000_000,
@@ -139,7 +149,9 @@ class NativeBackend(Backend):
         self.memo: OrderedDict[Term, list[tuple[int, ...]]] = OrderedDict()
         self.stats = {"evaluated": 0, "cache_hits": 0, "joins": 0, "engine_calls": 0}
         self._resolution: object | None = None
+        self._deriver: Deriver | None = None
         self._deadline: float | None = None
+        self._rss0: int | None = None
         self._components: dict[Clause, bool] = {}
         self._last_restriction: tuple[Bindings, Coverage, Bindings] | None = None
         self._parent_requests: OrderedDict[Clause, int] = OrderedDict()
@@ -184,10 +196,20 @@ class NativeBackend(Backend):
                 FactTable(key[0], key[1], rows, self.interner),
             )
         self._resolution = None
+        self._deriver = None
         if task.program.clauses:
             engine = self.resolution
             mode_preds = {m.indicator for m in (*task.bias.modeh, *task.bias.modeb)}
             engine.check(mode_preds & set(task.program.clauses))  # type: ignore[attr-defined]
+
+    @property
+    def deriver(self) -> Deriver:
+        """Derived tables of rule-defined literals (built on first use)."""
+        if self._deriver is None:
+            self._deriver = Deriver(
+                self.resolution, self.interner, self.facts, self.opts.derive_rows
+            )
+        return self._deriver
 
     @property
     def resolution(self) -> object:
@@ -276,6 +298,7 @@ class NativeBackend(Backend):
         self.stats["evaluated"] += 1
         timeout = self.options.timeout
         self._deadline = time.monotonic() + timeout if timeout else None
+        self._rss0 = _resident_bytes() if self.opts.memory_limit_mb is not None else None
         canon = clause.canonical()
         n = self.n_examples
         cached = self.cache.get(canon)
@@ -362,8 +385,9 @@ class NativeBackend(Backend):
             if len(rows) == 0:
                 break
             covered, status, steps = run_plan(
-                plan, hix, rows, hcol, strides, memo, self.kstore, numeric, budget
-            )
+                plan, hix, rows, hcol, strides, memo, self.kstore, numeric, budget,
+                self._check_deadline,
+            )  # fmt: skip
             if status != KERNEL_OK:
                 return None
             budget -= steps
@@ -432,7 +456,9 @@ class NativeBackend(Backend):
         Why: the kernel then proves the literal by index lookups; each call is answered once
         (memoised) for the whole search, instead of once per distinct binding per clause."""
         key = _indicator(lit)
-        if key not in self.task.program.clauses or not self.opts.derive_tuples:
+        if key not in self.task.program.clauses or not (
+            self.opts.derive_tuples or self.opts.derive_rows
+        ):
             return None
         args = _args(lit)
         inputs: list[tuple[int, Var]] = []
@@ -459,12 +485,24 @@ class NativeBackend(Backend):
         if ident in self._derived_tables:
             return self._derived_tables[ident]
         domains = [self._domain(binders[v]) for _, v in inputs]
+        name = lit.name if type(lit) is Struct else str(lit)
         size = 1
         for d in domains:
             size *= len(d)
         table: FactTable | None = None
+        # A small domain goes to the resolution engine call by call: its tables share the
+        # subgoals of related predicates (mutagenesis' ring predicates all search rings of
+        # the same drug).  A large one is derived set-at-a-time.
         if size <= self.opts.derive_tuples:
             table = self._derive_table(lit, inputs, outputs, domains)
+        elif args and self.opts.derive_rows:
+            deriver = self.deriver
+            pattern = [None if type(a) is Var else a for a in args]
+            table = deriver.general(name, pattern)
+            if table is None and inputs:
+                table = deriver.over_domain(
+                    name, pattern, [(c, d) for (c, _), d in zip(inputs, domains, strict=True)]
+                )
         self._derived_tables[ident] = table
         if table is not None:
             self._keep_alive.append(table)
@@ -623,7 +661,14 @@ class NativeBackend(Backend):
                 return _EMPTY
             constants, keys, _, equal_cols = parts
             self.stats["joins"] += 1
-            return semi_join(table, facts.select(constants), keys, equal_cols, self.opts.row_limit)
+            return semi_join(
+                table,
+                facts.select(constants),
+                keys,
+                equal_cols,
+                self.opts.row_limit,
+                lambda: self._check_deadline(lit),
+            )
         grown = self._literal(table, lit, [])
         if grown is None:
             return self._projected(table, [lit]).covered()
@@ -634,6 +679,7 @@ class NativeBackend(Backend):
         for k, lit in enumerate(literals):
             if len(table) == 0:
                 return table
+            self._check_deadline(lit)
             rest = literals[k:]
             keep = {v for t in rest for v in iter_vars(t)}
             table = table.project(keep)
@@ -655,6 +701,7 @@ class NativeBackend(Backend):
         for k, lit in enumerate(literals):
             if len(table) == 0:
                 return _EMPTY
+            self._check_deadline(lit)
             keep = {v for t in literals[k:] for v in iter_vars(t)}
             if any(v not in keep for v in table.cols):
                 table = table.project(keep)
@@ -720,6 +767,7 @@ class NativeBackend(Backend):
         parts = []
         size = max(1, len(table) // 8)
         for start in range(0, len(table), size):
+            self._check_deadline(literals[0] if literals else None)
             chunk = table.take(np.arange(start, min(start + size, len(table))))
             parts.append(self._projected(chunk, literals).ex)
         ex = np.unique(np.concatenate(parts)) if parts else _EMPTY
@@ -736,11 +784,21 @@ class NativeBackend(Backend):
             _, old = self.cache.popitem(last=False)
             self.cache_bytes -= old.nbytes
 
-    def _check_deadline(self, lit: Term) -> None:
+    def _check_deadline(self, lit: Term | None = None) -> None:
+        """Raise :class:`ResourceLimitExceeded` once the clause is past ``timeout`` or has
+        grown the process by more than ``memory_limit_mb``; called between literals, between
+        chunks of long joins and between slices of the kernel's search."""
+        where = "" if lit is None else f" at {to_prolog(lit)}"
         if self._deadline is not None and time.monotonic() > self._deadline:
-            raise ResourceLimitExceeded(
-                f"time limit of {self.options.timeout} s exceeded at {to_prolog(lit)}"
-            )
+            raise ResourceLimitExceeded(f"time limit of {self.options.timeout} s exceeded{where}")
+        limit = self.opts.memory_limit_mb
+        if limit is not None and self._rss0 is not None:
+            rss = _resident_bytes()
+            if rss is not None and rss - self._rss0 > limit * 1e6:
+                raise ResourceLimitExceeded(
+                    f"memory limit of {limit:g} MB exceeded{where} (the clause grew the "
+                    f"process by {(rss - self._rss0) / 1e6:.0f} MB)"
+                )
 
     def _pure(self, lit: Term) -> bool:
         """Literals whose answers do not depend on evaluation order (facts, comparisons)."""

@@ -7,6 +7,7 @@ tables are joins, comparisons are filters; both are whole-array numpy operations
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -172,8 +173,10 @@ def semi_join(
     keys: list[tuple[Var, int]],
     equal_cols: list[tuple[int, int]],
     chunk_rows: int,
+    check: Callable[[], None] | None = None,
 ) -> Ids:
-    """Example ids of the rows of ``table`` that have at least one matching fact.
+    """Example ids of the rows of ``table`` that have at least one matching fact
+    (``check()`` is called between chunks: it raises to stop on a time or memory limit).
 
     Nothing is materialised but index arrays: the coverage of a refinement needs only to know
     which of its parent's rows extend, not the extended rows themselves.
@@ -206,6 +209,8 @@ def semi_join(
             )
         )
         stop = max(stop, start + 1)
+        if check is not None:
+            check()
         rows, pos = expand_ranges(lo[start:stop], counts[start:stop])
         rows += start
         fact_rows = order[pos]

@@ -62,6 +62,7 @@ LT, GT, LE, GE, EQN, NEN = 0, 1, 2, 3, 4, 5
 OK: Final = 0
 OVER_BUDGET: Final = 1
 NOT_A_NUMBER: Final = 2
+PAUSED: Final = 3
 
 
 @_njit(cache=True, nogil=True)
@@ -95,46 +96,67 @@ def cover_rows(
     starts: Any,
     num: Any,
     budget: int,
+    pause: int,
+    state: Any,
+    covered: Any,
+    slots: Any,
+    pos: Any,
+    hi: Any,
+    found: Any,
 ) -> Any:
     """Which of ``rows`` (rows of the head predicate's example table) the body covers.
 
     Slot ``j`` starts as column ``hcol[j]`` of the row.  With a non-empty ``memo`` (0 unknown,
     1 covered, 2 not; indexed by the sum of ``ranks`` of those columns times ``strides``)
     each distinct tuple of head values is proved once, and the answers are kept there.
-    Returns ``(covered, status, steps)``: a 0/1 array over ``rows``, ``OK`` / ``OVER_BUDGET``
-    (more than ``budget`` candidate tests: the caller falls back) / ``NOT_A_NUMBER`` (a
-    comparison met a non-number: Prolog raises, so the caller falls back).
+    Returns ``(covered, status, steps)``: ``covered`` (the array given, 0/1 per row), ``OK``
+    / ``OVER_BUDGET`` (more than ``budget`` candidate tests: the caller falls back) /
+    ``NOT_A_NUMBER`` (a comparison met a non-number: Prolog raises, so the caller falls back)
+    / ``PAUSED`` (``pause`` candidate tests done: the search stopped between two literals,
+    its place kept in ``state``, ``slots``, ``pos``, ``hi``, ``found``; calling again with
+    them resumes it).  ``state`` is ``[example, literal, entering]`` (literal -1: start the
+    example afresh).  Why pause: the caller checks its time and memory limits between slices,
+    so one long clause cannot overrun them (numba code cannot read the clock).
     """
     n_lits = kind.shape[0]
     n_head = hcol.shape[0]
     use_memo = memo.shape[0] > 0
-    covered = np.zeros(rows.shape[0], dtype=np.uint8)
-    slots = np.zeros(max(nslots, 1), dtype=np.int64)
-    pos = np.zeros(max(n_lits, 1), dtype=np.int64)
-    hi = np.zeros(max(n_lits, 1), dtype=np.int64)
-    found = np.zeros(max(n_lits, 1), dtype=np.uint8)
     steps = 0
-    for e in range(rows.shape[0]):
+    e = state[0]
+    while e < rows.shape[0]:
         base = rows[e] * head_arity
         mkey = 0
         if use_memo:
             for j in range(n_head):
                 mkey += ranks[base + hcol[j]] * strides[j]
-            known = memo[mkey]
-            if known != 0:
-                if known == 1:
-                    covered[e] = 1
-                continue
-        for j in range(n_head):
-            slots[j] = head_data[base + hcol[j]]
-        if n_lits == 0:
-            covered[e] = 1
+        if state[1] >= 0:  # resume inside this example
+            k = state[1]
+            enter = state[2] == 1
+            state[1] = -1
+        else:
             if use_memo:
-                memo[mkey] = 1
-            continue
-        k = 0
-        enter = True
+                known = memo[mkey]
+                if known != 0:
+                    if known == 1:
+                        covered[e] = 1
+                    e += 1
+                    continue
+            for j in range(n_head):
+                slots[j] = head_data[base + hcol[j]]
+            if n_lits == 0:
+                covered[e] = 1
+                if use_memo:
+                    memo[mkey] = 1
+                e += 1
+                continue
+            k = 0
+            enter = True
         while True:
+            if steps >= pause:
+                state[0] = e
+                state[1] = k
+                state[2] = 1 if enter else 0
+                return covered, PAUSED, steps
             kd = kind[k]
             success = False
             if kd == FACT:
@@ -230,6 +252,8 @@ def cover_rows(
             enter = False
         if use_memo:
             memo[mkey] = 1 if covered[e] == 1 else 2
+        e += 1
+    state[0] = e
     return covered, OK, steps
 
 
@@ -265,6 +289,8 @@ def warm_up() -> float:
         cover_rows(
             one, 1, one, one, one, one, np.zeros(1, dtype=np.uint8), 1,
             z, z, z, z, z, z, z, z, z, z, z, z, np.zeros(0, dtype=np.float64), z, z, z,
-            typed_list(), typed_list(), typed_list(), np.zeros(1, dtype=np.float64), 10,
+            typed_list(), typed_list(), typed_list(), np.zeros(1, dtype=np.float64), 10, 10,
+            np.array([0, -1, 1], dtype=np.int64), np.zeros(1, dtype=np.uint8), one.copy(),
+            one.copy(), one.copy(), np.zeros(1, dtype=np.uint8),
         )  # fmt: skip
     return time.process_time() - start

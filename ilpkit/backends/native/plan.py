@@ -36,6 +36,11 @@ class Empty(Exception):
     """The clause can cover nothing (a constant of a fact literal occurs in no fact)."""
 
 
+SLICE_STEPS: Final = 2_000_000
+"""Candidate tests per kernel call between two checks of the time and memory limits (a few
+milliseconds of work)."""
+
+
 class Refused(Exception):
     """The clause is outside the kernel's fragment."""
 
@@ -414,25 +419,54 @@ def run_plan(
     store: KernelStore,
     numeric: Any,
     budget: int,
+    check: Callable[[], None] | None = None,
+    slice_steps: int | None = None,
 ) -> tuple[Any, int, int]:
-    """``(covered 0/1 per row, status, steps)`` from the compiled kernel."""
+    """``(covered 0/1 per row, status, steps)`` from the compiled kernel, run in slices of
+    ``slice_steps`` (default :data:`SLICE_STEPS`) candidate tests with ``check()`` (which
+    raises to stop: time and memory limits) called between slices."""
     kernel: Any = K.cover_rows
-    return kernel(  # type: ignore[no-any-return]
-        head.data,
-        head.arity,
-        rows,
-        hcol,
-        head.ranks,
-        strides,
-        memo,
-        plan.nslots,
-        *plan.arrays,
-        store.tabs,
-        store.orders,
-        store.starts,
-        numeric,
-        budget,
-    )
+    slice_steps = SLICE_STEPS if slice_steps is None else slice_steps
+    n_lits = max(int(plan.arrays[0].shape[0]), 1)
+    state = np.array([0, -1, 1], dtype=np.int64)
+    covered = np.zeros(rows.shape[0], dtype=np.uint8)
+    slots = np.zeros(max(plan.nslots, 1), dtype=np.int64)
+    pos = np.zeros(n_lits, dtype=np.int64)
+    hi = np.zeros(n_lits, dtype=np.int64)
+    found = np.zeros(n_lits, dtype=np.uint8)
+    total = 0
+    while True:
+        pause = max(1, min(slice_steps, budget - total + 1))
+        covered, status, steps = kernel(
+            head.data,
+            head.arity,
+            rows,
+            hcol,
+            head.ranks,
+            strides,
+            memo,
+            plan.nslots,
+            *plan.arrays,
+            store.tabs,
+            store.orders,
+            store.starts,
+            numeric,
+            budget - total,
+            pause,
+            state,
+            covered,
+            slots,
+            pos,
+            hi,
+            found,
+        )
+        total += int(steps)
+        if status != K.PAUSED:
+            return covered, int(status), total
+        if total > budget:
+            return covered, K.OVER_BUDGET, total
+        if check is not None:
+            check()
 
 
 def head_components(head_vars: set[Var], body: list[Term]) -> list[tuple[list[Var], list[Term]]]:

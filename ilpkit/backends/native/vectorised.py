@@ -37,6 +37,11 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from ilpkit.backends.native.prolog.arith import _eval
+from ilpkit.backends.native.prolog.builtins_core import _CTRL, _DET, _GEN
+from ilpkit.backends.native.prolog.compile import _K_FACTS, _K_USER
+from ilpkit.backends.native.prolog.library import _CONTROL
+from ilpkit.backends.native.prolog.terms import _compare, _from_term
 from ilpkit.core.terms import is_ground, iter_vars
 
 Ids = npt.NDArray[np.int64]
@@ -106,6 +111,7 @@ class Values:
         self._compare = compare
         self._rank: Ids = np.zeros(0, dtype=np.int64)
         self._num: npt.NDArray[np.float64] = np.zeros(0)
+        self._tests: dict[str, Mask] = {}
 
     def id(self, v: RT) -> int:
         k = _ikey(v)
@@ -132,6 +138,15 @@ class Values:
             rank[np.array(order, dtype=np.int64)] = np.arange(len(order), dtype=np.int64)
             self._rank = rank
         return self._rank
+
+    def test(self, name: str) -> Mask:
+        """Whether type test ``name`` (:data:`_TYPE_TESTS`) holds, per id."""
+        mask = self._tests.get(name, np.zeros(0, dtype=bool))
+        if len(mask) != len(self.values):
+            fn = _TYPE_TESTS[name]
+            extra = np.array([fn(v) for v in self.values[len(mask) :]], dtype=bool)
+            mask = self._tests[name] = np.concatenate([mask, extra])
+        return mask
 
     def numeric(self) -> npt.NDArray[np.float64]:
         if len(self._num) != len(self.values):
@@ -185,39 +200,42 @@ class Evaluator:
     ResolutionEngine`, whose name resolution -- user, library, built-in -- it follows)."""
 
     def __init__(self, engine: Any) -> None:
-        from ilpkit.backends.native import resolution as res
-
-        self._res = res
         self.engine = engine
-        self._eval = res._eval
-        self.values = Values(res._compare)
+        self._eval = _eval
+        self.values = Values(_compare)
         self._kinds: dict[tuple[str, int], str] = {}
         self._relations: dict[Any, Ids] = {}
         self._selected: dict[Any, Ids] = {}
         self._sorted: dict[Any, tuple[Ids, Ids]] = {}
         self._groups: dict[tuple[str, int], list[Any]] = {}
         self._counter = 0
+        self.strict = False
+        self.max_rows = MAX_ROWS
+        """Largest table of partial proofs before a call is refused (:class:`Unsupported`)."""
+        self.fact_source: Callable[[tuple[str, int]], Ids | None] | None = None
+        """Where a fact predicate's rows come from as value ids, when not from the engine."""
+        """Whether an unbound variable may stand for a value the caller binds: then a test
+        whose answer depends on it (``var/1``, ``memberchk/2`` binding it) is refused."""
 
     def kind(self, key: tuple[str, int]) -> str:
         """How the engine runs ``key``: user, facts, memberchk, member, builtin or other."""
         k = self._kinds.get(key)
         if k is None:
-            res = self._res
-            pred = self.engine._pred(key, False) if key not in res._CONTROL else None
+            pred = self.engine._pred(key, False) if key not in _CONTROL else None
             if pred is None:
                 k = "other"
-            elif pred.kind == res._K_USER and not pred.lib:
+            elif pred.kind == _K_USER and not pred.lib:
                 k = "user"
-            elif pred.kind == res._K_FACTS:
+            elif pred.kind == _K_FACTS:
                 k = "facts"
-            elif pred.fn is not None and pred.fn is res._DET.get(("memberchk", 2)):
+            elif pred.fn is not None and pred.fn is _DET.get(("memberchk", 2)):
                 k = "memberchk"
-            elif pred.fn is not None and pred.fn is res._GEN.get(("member", 2)):
+            elif pred.fn is not None and pred.fn is _GEN.get(("member", 2)):
                 k = "member"
             elif (
                 key in _BUILTINS
                 and pred.fn is not None
-                and (pred.fn is res._DET.get(key) or pred.fn is res._CTRL.get(key))
+                and (pred.fn is _DET.get(key) or pred.fn is _CTRL.get(key))
             ):
                 k = "builtin"
             else:
@@ -251,6 +269,48 @@ class Evaluator:
 
         return [tuple(build(t, r) for t in out_terms) for r in range(st.n)]
 
+    def batch(
+        self, name: str, args: Sequence[RT | None], bound: dict[int, list[RT]], n: int
+    ) -> tuple[Ids, list[Ids]]:
+        """Answers of ``name(args)`` for ``n`` calls at once: argument ``i`` in ``bound`` takes
+        ``bound[i][r]`` in call ``r``; other arguments are ground (as given) or None (free).
+        Returns, per answer (calls in order, each call's answers in Prolog order), the call it
+        answers and the id (:attr:`values`) of every argument.  Raises :class:`Unsupported`.
+
+        Why: a rule-defined literal is tabled over its active domain in one set-at-a-time
+        pass (the native backend's derived tables) instead of one call per value."""
+        cols: dict[_V, Ids] = {}
+        goal_args: list[RT] = []
+        ident = self.values.id
+        for i, a in enumerate(args):
+            if i in bound:
+                v = _V(f"A{i}")
+                cols[v] = np.array([ident(x) for x in bound[i]], dtype=np.int64)
+                goal_args.append(v)
+            elif a is None:
+                goal_args.append(_V(f"A{i}"))
+            else:
+                goal_args.append(a)
+        origin = _V("origin")
+        cols[origin] = np.arange(n, dtype=np.int64)
+        st = self._call((name, len(args)), tuple(goal_args), _State(n, cols, {}), 0)
+        if st.n == 0:  # no answers: free arguments may never have met a column
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, [empty for _ in goal_args]
+        out: list[Ids] = []
+        for a in goal_args:
+            r = st.resolve(a)
+            if type(r) is _V:
+                col = st.cols.get(r)
+                if col is None:
+                    raise Unsupported("an answer is not ground", static=False)
+                out.append(col)
+            elif _has_var(r):
+                out.append(self._materialise(r, st))
+            else:
+                out.append(np.full(st.n, ident(r), dtype=np.int64))
+        return st.cols[origin], out
+
     # -- goals ------------------------------------------------------------------------------
     def _fresh(self, name: str) -> _V:
         self._counter += 1
@@ -261,8 +321,8 @@ class Evaluator:
             if st.n == 0:
                 return st
             st = self._goal(g, st, depth)
-            if st.n > MAX_ROWS:
-                raise Unsupported(f"more than {MAX_ROWS} rows", static=False)
+            if st.n > self.max_rows:
+                raise Unsupported(f"more than {self.max_rows} rows", static=False)
         return st
 
     def _goal(self, g: RT, st: _State, depth: int) -> _State:
@@ -295,6 +355,8 @@ class Evaluator:
         if name in ("fail", "false") and not args:
             st.fail()
             return st
+        if len(args) == 1 and name in _TYPE_TESTS:
+            return self._type_test(name, st.resolve(args[0]), st)
         if len(args) != 2:
             raise Unsupported(f"{name}/{len(args)}")
         a, b = args
@@ -303,9 +365,10 @@ class Evaluator:
             if not self._unify(a, b, st):
                 st.fail()
             return st
-        if name in ("==", "\\=="):
+        if name in ("==", "\\==", "\\="):
+            # \\= of two terms bound for every row (else _leaf refuses) is \\== on them
             same = self._identical(st.resolve(a), st.resolve(b), st)
-            if name == "\\==":
+            if name != "==":
                 same = ~same if isinstance(same, np.ndarray) else not same
             return _filtered(st, same)
         if name in ("@<", "@>", "@=<", "@>="):
@@ -460,7 +523,7 @@ class Evaluator:
                 v = names[n] = _V(f"{n}_{self._counter}", counts[n] == 1)
             return v
 
-        from_term = self._res._from_term
+        from_term = _from_term
         head = clause.head
         args = tuple(from_term(a, lambda v: fresh(v.name)) for a in getattr(head, "args", ()))
         return args, [from_term(g, lambda v: fresh(v.name)) for g in clause.body]
@@ -473,6 +536,10 @@ class Evaluator:
 
     def _relation(self, key: Any) -> Ids:
         rel = self._relations.get(key)
+        if rel is None and self.fact_source is not None:
+            rel = self.fact_source(key[1])
+            if rel is not None:
+                self._relations[key] = rel
         if rel is None:
             pred = self.engine._pred(key[1], False)
             rows = pred.rows if pred.rows is not None else self.engine._load_rows(pred)
@@ -546,8 +613,8 @@ class Evaluator:
             ridx = order[pos]
         else:
             m = len(sub_rel)
-            if n * m > MAX_ROWS:
-                raise Unsupported(f"more than {MAX_ROWS} rows", static=False)
+            if n * m > self.max_rows:
+                raise Unsupported(f"more than {self.max_rows} rows", static=False)
             parent = np.repeat(np.arange(n, dtype=np.int64), m)
             ridx = np.tile(np.arange(m, dtype=np.int64), n)
         out = st.copy()
@@ -668,6 +735,19 @@ class Evaluator:
                     raise Unsupported(f"{op} raises {exc}", static=False) from None
         return _filtered(st, np.asarray(_ARITH[op](sides[0], sides[1])))
 
+    def _type_test(self, name: str, t: RT, st: _State) -> _State:
+        """``var/1``, ``nonvar/1``, ``number/1``, ... on a term: per row on a column, once on
+        a structure or constant.  An unbound variable is var (refused when :attr:`strict`)."""
+        if type(t) is _V and t not in st.cols:
+            if self.strict or t.void:  # a void variable may be bound, its values not kept
+                raise Unsupported(f"{name}/1 on a variable the caller may bind", static=False)
+            return _filtered(st, name == "var")
+        if type(t) is _V:
+            return _filtered(st, self.values.test(name)[st.cols[t]])
+        if type(t) is tuple:
+            return _filtered(st, name in ("nonvar", "compound", "callable"))
+        return _filtered(st, _TYPE_TESTS[name](t))
+
     def _list(self, t: RT, st: _State) -> list[RT]:
         items = []
         t = st.walk(t)
@@ -682,6 +762,8 @@ class Evaluator:
         items = self._list(lst, st)
         x = st.walk(x)
         if type(x) is _V and x not in st.cols:
+            if self.strict:
+                raise Unsupported("memberchk/2 binding a variable the caller may bind")
             st = st.copy()
             if not items:
                 st.fail()
@@ -714,10 +796,22 @@ class Evaluator:
         return self._merge(st, origin, (x, lst), branches)
 
 
+_TYPE_TESTS: Final[dict[str, Callable[[RT], bool]]] = {
+    "var": lambda v: False,  # a value in a column is bound
+    "nonvar": lambda v: True,
+    "number": lambda v: type(v) is int or type(v) is float,
+    "integer": lambda v: type(v) is int,
+    "float": lambda v: type(v) is float,
+    "atom": lambda v: type(v) is str and v != "[]",
+    "atomic": lambda v: type(v) is not tuple,
+    "compound": lambda v: type(v) is tuple,
+    "callable": lambda v: (type(v) is str and v != "[]") or type(v) is tuple,
+}
+"""Type tests on a bound value (runtime terms: see :mod:`.resolution`)."""
 _BUILTINS: Final = frozenset(
     {("=", 2), ("==", 2), ("\\==", 2), ("@<", 2), ("@>", 2), ("@=<", 2), ("@>=", 2), ("<", 2),
      (">", 2), ("=<", 2), (">=", 2), ("=:=", 2), ("=\\=", 2), ("is", 2), ("fail", 0),
-     ("false", 0)}
+     ("false", 0), ("\\=", 2), *((name, 1) for name in _TYPE_TESTS)}
 )  # fmt: skip
 _ARITH: Final[dict[str, Callable[[Any, Any], Any]]] = {
     "<": lambda a, b: a < b,
