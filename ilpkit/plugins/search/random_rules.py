@@ -44,6 +44,7 @@ from ilpkit.core.errors import BiasError, ConfigError
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.refine import ClauseIds, Refiner
 from ilpkit.core.search import BudgetExhausted, Evaluated, SearchContext
+from ilpkit.core.split_coverage import SplitCoverage
 from ilpkit.core.terms import Clause
 
 MAX_TRIVIAL_IN_A_ROW = 1000
@@ -180,12 +181,17 @@ class RandomRuleGenerator:
         self.generated = 0  # rules whose coverage was computed, trivial ones included
         self.kept = 0  # non-trivial rules returned
         self.clauses = 0  # clauses whose coverage was computed (prefixes included)
-        self.coverage_seconds = 0.0  # CPU seconds spent in coverage_many
+        self.coverage_seconds = 0.0  # CPU seconds spent in coverage
+        self.saturation_seconds = 0.0  # CPU seconds spent saturating seeds
+        self.over_limit = 0  # rules dropped because a part exceeded the backend's limit
+        self.split = SplitCoverage(backend, self.among)
 
     def _bottom(self, example: int) -> tuple[BottomClause, Refiner, Candidates]:
         known = self._bottoms.get(example)
         if known is None:
+            started = time.process_time()
             bottom = self.backend.saturate(example, bias=self.bias, depth=self.depth)
+            self.saturation_seconds += time.process_time() - started
             refiner = Refiner(bottom)
             known = self._bottoms[example] = (bottom, refiner, Candidates(refiner))
         return known
@@ -210,10 +216,14 @@ class RandomRuleGenerator:
             prefixes = prefix_clauses(bottom, order)
             started = time.process_time()
             asked = prefixes if self.prefixes else prefixes[-1:]
-            coverage = self.backend.coverage_many(asked, self.among)
+            answers = self.split.coverage_many(asked)
             self.coverage_seconds += time.process_time() - started
-            self.generated += 1
             self.clauses += len(asked)
+            coverage = [a for a in answers if a is not None]
+            if len(coverage) < len(answers):
+                self.over_limit += 1  # a part exceeded the backend's limit: drawn again
+                continue
+            self.generated += 1
             if self.trivial(coverage[-1]):
                 continue
             self.kept += 1
