@@ -24,11 +24,13 @@ containing it gets ``None`` -- no crash, and the same expensive part is not aske
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import weakref
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from ilpkit.core.coverage import Coverage
-from ilpkit.core.errors import ResourceLimitExceeded
+from ilpkit.core.errors import IlpkitError, ResourceLimitExceeded
 from ilpkit.core.search import note_limit
 from ilpkit.core.terms import Clause, Var, iter_vars
 
@@ -69,20 +71,55 @@ def part_clauses(clause: Clause) -> list[Clause]:
     ]
 
 
+@dataclass
+class BackendMemo:
+    """Fold-independent work kept on one loaded backend across learner runs: the parts'
+    coverage of *all* examples and, for random-rule generators, bottom clauses.  A cross
+    validation reuses one backend for every fold, so each is computed once per run, not once
+    per fold; the results are the same either way (only CPU time moves to the first fold)."""
+
+    task: Any
+    parts: dict[str, Coverage | None] = field(default_factory=dict)
+    bottoms: dict[Hashable, Any] = field(default_factory=dict)
+
+
+_MEMOS: weakref.WeakKeyDictionary[Any, BackendMemo] = weakref.WeakKeyDictionary()
+
+
+def backend_memo(backend: Any) -> BackendMemo | None:
+    """The memo of ``backend`` for the task it has loaded (a new one after ``load``); None
+    for a backend that cannot carry one (no loaded ``task``, not weakly referable)."""
+    try:
+        task = backend.task
+    except (AttributeError, IlpkitError):
+        return None
+    try:
+        memo = _MEMOS.get(backend)
+        if memo is None or memo.task is not task:
+            memo = _MEMOS[backend] = BackendMemo(task)
+    except TypeError:
+        return None
+    return memo
+
+
 class SplitCoverage:
     """Coverage of clauses among fixed examples, through their parts, each part asked once.
 
     ``coverage_many`` asks all parts not seen before in one ``backend.coverage_many`` call;
     if that call exceeds a resource limit, the new parts are asked one at a time to find the
-    culprit(s), which are remembered as over the limit.
+    culprit(s), which are remembered as over the limit.  With ``shared`` (a
+    :class:`BackendMemo`), parts are asked on all examples and kept in the memo, so later
+    folds (and scoring the test fold) reuse them; otherwise only on ``among``, for this object.
     """
 
-    def __init__(self, backend: Any, among: Coverage) -> None:
+    def __init__(self, backend: Any, among: Coverage, shared: BackendMemo | None = None) -> None:
         self.backend = backend
         self.among = among
-        self._known: dict[str, Coverage | None] = {}  # part text -> coverage (None: over limit)
+        self._shared = shared is not None
+        self._known: dict[str, Coverage | None] = shared.parts if shared is not None else {}
+        self._ask_among: Coverage | None = None if shared is not None else among
         self.asked = 0  # parts whose coverage the backend computed (or tried to)
-        self.reused = 0  # parts answered from the cache
+        self.reused = 0  # parts answered from what was asked before (here or in the memo)
         self.over_limit = 0  # parts that exceeded the backend's resource limit
 
     def coverage_many(self, clauses: Sequence[Clause]) -> list[Coverage | None]:
@@ -100,31 +137,28 @@ class SplitCoverage:
             self._ask(new)
         out: list[Coverage | None] = []
         for parts in split:
-            if not parts:  # an empty body covers every example among
-                out.append(self.among)
-                continue
-            got = [self._known[str(part)] for part in parts]
-            if any(g is None for g in got):
-                out.append(None)
-                continue
-            result = got[0]
-            assert result is not None
-            for g in got[1:]:
-                assert g is not None
-                result = result & g
+            result: Coverage | None = self.among  # an empty body covers every example among
+            for part in parts:
+                got = self._known[str(part)]
+                if got is None:
+                    result = None
+                    break
+                assert result is not None
+                result = result & got
             out.append(result)
         return out
 
     def _ask(self, new: dict[str, Clause]) -> None:
         texts, parts = list(new), list(new.values())
         self.asked += len(parts)
+        among = self._ask_among
         try:
-            answers: list[Coverage | None] = list(self.backend.coverage_many(parts, self.among))
+            answers: list[Coverage | None] = list(self.backend.coverage_many(parts, among))
         except ResourceLimitExceeded:
             answers = []
             for part in parts:
                 try:
-                    answers.append(self.backend.coverage(part, self.among))
+                    answers.append(self.backend.coverage(part, among))
                 except ResourceLimitExceeded as exc:
                     note_limit(self.backend, str(exc))
                     self.over_limit += 1
@@ -132,4 +166,4 @@ class SplitCoverage:
         self._known.update(zip(texts, answers, strict=True))
 
 
-__all__ = ["SplitCoverage", "independent_parts", "part_clauses"]
+__all__ = ["BackendMemo", "SplitCoverage", "backend_memo", "independent_parts", "part_clauses"]

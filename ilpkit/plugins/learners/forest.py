@@ -27,7 +27,7 @@ import numpy.typing as npt
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.features import coverage_matrix
 from ilpkit.core.learner import MODEL_FORMAT_VERSION, ClauseBackend, Rule, parse_clause
-from ilpkit.core.split_coverage import SplitCoverage
+from ilpkit.core.split_coverage import SplitCoverage, backend_memo
 from ilpkit.core.terms import Clause
 
 LEAF = -1
@@ -161,7 +161,8 @@ class ForestModel:
         sorted_ids = ids[order]
         unique, inverse = np.unique(sorted_ids, return_inverse=True)
         among = Coverage(unique, n, trusted=True)
-        answers = SplitCoverage(backend, among).coverage_many([t.clause for t in self.tests])
+        split = SplitCoverage(backend, among, backend_memo(backend))
+        answers = split.coverage_many([t.clause for t in self.tests])
         empty = Coverage.empty(n)
         matrix = coverage_matrix([a if a is not None else empty for a in answers], unique)
         out = np.empty((len(ids), len(self.tests)), dtype=bool)

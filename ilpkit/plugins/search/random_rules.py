@@ -29,7 +29,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,7 +44,7 @@ from ilpkit.core.errors import BiasError, ConfigError
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.refine import ClauseIds, Refiner
 from ilpkit.core.search import BudgetExhausted, Evaluated, SearchContext
-from ilpkit.core.split_coverage import SplitCoverage
+from ilpkit.core.split_coverage import SplitCoverage, backend_memo
 from ilpkit.core.terms import Clause
 
 MAX_TRIVIAL_IN_A_ROW = 1000
@@ -177,29 +177,36 @@ class RandomRuleGenerator:
         self.prefixes = prefixes
         self.n = int(backend.n_examples)
         self.among = Coverage(np.unique(self.train), self.n, trusted=True)
-        self._bottoms: dict[int, tuple[BottomClause, Refiner, Candidates]] = {}
+        memo = backend_memo(backend)
+        self._bottoms: dict[Hashable, tuple[BottomClause, Refiner, Candidates]] = (
+            memo.bottoms if memo is not None else {}
+        )
+        self._bias_key = (
+            tuple(bias.modeh),
+            tuple(bias.modeb),
+            tuple(bias.determinations),
+            depth,
+        )
+        self.saturated = 0  # seeds this generator saturated (not found in the memo)
         self.generated = 0  # rules whose coverage was computed, trivial ones included
         self.kept = 0  # non-trivial rules returned
         self.clauses = 0  # clauses whose coverage was computed (prefixes included)
         self.coverage_seconds = 0.0  # CPU seconds spent in coverage
         self.saturation_seconds = 0.0  # CPU seconds spent saturating seeds
         self.over_limit = 0  # rules dropped because a part exceeded the backend's limit
-        self.split = SplitCoverage(backend, self.among)
+        self.split = SplitCoverage(backend, self.among, memo)
 
     def _bottom(self, example: int) -> tuple[BottomClause, Refiner, Candidates]:
-        known = self._bottoms.get(example)
+        key = (self._bias_key, example)
+        known = self._bottoms.get(key)
         if known is None:
             started = time.process_time()
             bottom = self.backend.saturate(example, bias=self.bias, depth=self.depth)
             self.saturation_seconds += time.process_time() - started
+            self.saturated += 1
             refiner = Refiner(bottom)
-            known = self._bottoms[example] = (bottom, refiner, Candidates(refiner))
+            known = self._bottoms[key] = (bottom, refiner, Candidates(refiner))
         return known
-
-    @property
-    def saturated(self) -> int:
-        """Seed examples saturated so far."""
-        return len(self._bottoms)
 
     def trivial(self, coverage: Coverage) -> bool:
         """Covers none or all of the training examples."""
