@@ -162,3 +162,14 @@ def test_generator_coverage_is_the_whole_clause_coverage(prefixes: bool) -> None
         rule = gen.next()
         asked = list(rule.prefixes) if prefixes else [rule.clause]
         assert list(rule.coverage) == backend.coverage_many(asked, gen.among)
+
+
+def test_explain_says_how_many_rules_a_limit_dropped() -> None:
+    from rich.console import Console
+
+    from ilpkit.plugins.learners.forest import ForestModel
+
+    model = ForestModel("r4f", [], [], info={"rules_generated": 10, "rules_over_limit": 2})
+    console = Console(record=True, width=300)
+    console.print(model.explain_table("r4f"))
+    assert "2 rules dropped because a part exceeded" in console.export_text()

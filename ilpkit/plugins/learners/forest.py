@@ -258,6 +258,11 @@ class ForestModel:
                 f"({info.get('trivial_rules', 0):,} trivial), "
                 f"{info.get('rules_per_second', 0.0):.1f} rules per CPU second"
             )
+        if info.get("rules_over_limit"):
+            summary += (
+                f"; {info['rules_over_limit']:,} rules dropped because a part exceeded the "
+                "backend's resource limit"
+            )
         if "n_plus_s" in info:
             summary += f"; the paper's estimate n + s = {info['n_plus_s']:.0f} rules"
         parts: list[Any] = [table, Text(summary)]
