@@ -18,7 +18,7 @@ Coverage is the clause's own whenever both finish (the literals of a part keep t
 Only limits differ: a part is evaluated on every example, also where an earlier literal of
 the whole clause would have failed first, so a part can exceed a backend's resource limit
 where the clause would not.  A part over the limit (``ResourceLimitExceeded``) is remembered
-as such and counted on the backend (:func:`ilpkit.core.search.note_limit`); every clause
+as such and counted on the backend (:func:`ilpkit.core.limits.note_limit`); every clause
 containing it gets ``None`` -- no crash, and the same expensive part is not asked again.
 """
 
@@ -31,7 +31,7 @@ from typing import Any
 
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.errors import IlpkitError, ResourceLimitExceeded
-from ilpkit.core.search import note_limit
+from ilpkit.core.limits import note_limit
 from ilpkit.core.terms import Clause, Var, iter_vars
 
 

@@ -223,7 +223,7 @@ class RandomRuleGenerator:
             prefixes = prefix_clauses(bottom, order)
             started = time.process_time()
             asked = prefixes if self.prefixes else prefixes[-1:]
-            answers = self.split.coverage_many(asked)
+            answers = self.split.coverage_many(asked)  # limits: see split_coverage
             self.coverage_seconds += time.process_time() - started
             self.clauses += len(asked)
             coverage = [a for a in answers if a is not None]
