@@ -149,8 +149,12 @@ class RandomRule:
 class RandomRuleGenerator:
     """A seeded stream of non-trivial random rules over the training examples ``train``.
 
-    Coverage of all prefixes of a rule (``prefixes=True``; else of the full rule only) is asked
-    in one ``backend.coverage_many`` call on the training examples, once per rule.
+    Coverage of all prefixes of a rule (``prefixes=True``; else of the full rule only) is
+    computed once per rule, through the prefixes' independent parts
+    (:class:`ilpkit.core.split_coverage.SplitCoverage`: the new parts in one
+    ``backend.coverage_many`` call, known ones reused).  Parts and bottom clauses are kept on
+    the loaded backend, so the next fold of a cross-validation reuses them.  A rule with a part
+    over the backend's resource limit is dropped and drawn again (``over_limit``).
     """
 
     def __init__(
@@ -237,8 +241,9 @@ class RandomRuleGenerator:
             return RandomRule(self.kept, seed, tuple(prefixes), tuple(coverage))
         raise BiasError(
             f"{MAX_TRIVIAL_IN_A_ROW} random rules in a row covered none or all of the "
-            f"{len(self.among)} training examples; the modes (or learner.predicates) allow no "
-            "rule that splits them"
+            f"{len(self.among)} training examples or exceeded the backend's resource limit "
+            f"({self.over_limit} so far); the modes (or learner.predicates) allow no rule "
+            "that splits them within the limits (backend.step_limit, backend.timeout)"
         )
 
 
