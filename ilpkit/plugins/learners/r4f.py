@@ -2,8 +2,9 @@
 R4F; Algorithm 1, Table 1).
 
 Random relational rules (``ilpkit.plugins.search.random_rules``) stream in one at a time; the
-coverage of all prefixes of a rule is computed once, on all training examples, in one
-``coverage_many`` call, and shared by every open leaf of every tree
+coverage of all prefixes of a rule is computed once, on all training examples, in one batch
+(through the prefixes' independent parts, ``ilpkit.core.split_coverage``), and shared by every
+open leaf of every tree
 (``ilpkit.plugins.learners.r4f_grow``: staggered bagged roots, MRC).  Defaults are the paper's
 Table 1 setting: 500 trees, bagged roots, MRC 50.  The forest's probability is the mean of the
 leaf class distributions.  Two classes only (the paper's implementation is too): positives
@@ -14,9 +15,10 @@ example (see ``random_rules``); ``learner.predicates`` restricts the body modes 
 "atoms and bonds only"); a budget ``max_rules`` closes whatever is still open when it runs out
 (the paper has none; roots that no rule can split would otherwise wait forever).
 
-``info`` reports rules generated (non-trivial, and trivial ones drawn and rejected), rules per
-CPU second, and the paper's estimate of the rules needed, n + s (eq. 1): n trees plus s, the
-mean number of rules a tree took from its start to its last split.
+``info`` reports rules generated (non-trivial, and trivial ones drawn and rejected; rules
+dropped over a resource limit), rules per CPU second, and the paper's estimate of the rules
+needed, n + s (eq. 1): n trees plus s, the mean number of rules a tree took from its start to
+its last split.
 """
 
 from __future__ import annotations
