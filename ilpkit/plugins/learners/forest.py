@@ -9,8 +9,10 @@ over trees of the leaf distributions (R4F sec. 2, Breiman's random forests); ``p
 positive when that mean is at least 0.5.  Two classes only, as in the paper.
 
 The model is data: the distinct test clauses (Prolog text) with their training counts, and
-each tree as flat arrays; scoring asks the backend for the coverage of all tests at once
-(``propositionalise`` -> ``coverage_many``).
+each tree as flat arrays; scoring asks the backend for the coverage of all tests at once,
+through their independent parts (``ilpkit.core.split_coverage``: a part shared by several
+tests is asked once; a test with a part over the backend's resource limit covers nothing and
+is counted on the backend, as searches count theirs).
 """
 
 from __future__ import annotations
@@ -22,8 +24,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ilpkit.core.features import propositionalise
+from ilpkit.core.coverage import Coverage
+from ilpkit.core.features import coverage_matrix
 from ilpkit.core.learner import MODEL_FORMAT_VERSION, ClauseBackend, Rule, parse_clause
+from ilpkit.core.split_coverage import SplitCoverage, backend_memo
 from ilpkit.core.terms import Clause
 
 LEAF = -1
@@ -156,7 +160,11 @@ class ForestModel:
         order = np.argsort(ids, kind="stable")
         sorted_ids = ids[order]
         unique, inverse = np.unique(sorted_ids, return_inverse=True)
-        matrix = propositionalise(backend, [t.clause for t in self.tests], unique, sparse="dense")
+        among = Coverage(unique, n, trusted=True)
+        split = SplitCoverage(backend, among, backend_memo(backend))
+        answers = split.coverage_many([t.clause for t in self.tests])
+        empty = Coverage.empty(n)
+        matrix = coverage_matrix([a if a is not None else empty for a in answers], unique)
         out = np.empty((len(ids), len(self.tests)), dtype=bool)
         out[order] = np.asarray(matrix, dtype=bool)[inverse]
         out.setflags(write=False)
@@ -249,6 +257,11 @@ class ForestModel:
                 f"; {info['rules_generated']:,} rules generated "
                 f"({info.get('trivial_rules', 0):,} trivial), "
                 f"{info.get('rules_per_second', 0.0):.1f} rules per CPU second"
+            )
+        if info.get("rules_over_limit"):
+            summary += (
+                f"; {info['rules_over_limit']:,} rules dropped because a part exceeded the "
+                "backend's resource limit"
             )
         if "n_plus_s" in info:
             summary += f"; the paper's estimate n + s = {info['n_plus_s']:.0f} rules"

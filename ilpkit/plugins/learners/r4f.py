@@ -2,8 +2,9 @@
 R4F; Algorithm 1, Table 1).
 
 Random relational rules (``ilpkit.plugins.search.random_rules``) stream in one at a time; the
-coverage of all prefixes of a rule is computed once, on all training examples, in one
-``coverage_many`` call, and shared by every open leaf of every tree
+coverage of all prefixes of a rule is computed once, on all training examples, in one batch
+(through the prefixes' independent parts, ``ilpkit.core.split_coverage``), and shared by every
+open leaf of every tree
 (``ilpkit.plugins.learners.r4f_grow``: staggered bagged roots, MRC).  Defaults are the paper's
 Table 1 setting: 500 trees, bagged roots, MRC 50.  The forest's probability is the mean of the
 leaf class distributions.  Two classes only (the paper's implementation is too): positives
@@ -14,9 +15,10 @@ example (see ``random_rules``); ``learner.predicates`` restricts the body modes 
 "atoms and bonds only"); a budget ``max_rules`` closes whatever is still open when it runs out
 (the paper has none; roots that no rule can split would otherwise wait forever).
 
-``info`` reports rules generated (non-trivial, and trivial ones drawn and rejected), rules per
-CPU second, and the paper's estimate of the rules needed, n + s (eq. 1): n trees plus s, the
-mean number of rules a tree took from its start to its last split.
+``info`` reports rules generated (non-trivial, and trivial ones drawn and rejected; rules
+dropped over a resource limit), rules per CPU second, and the paper's estimate of the rules
+needed, n + s (eq. 1): n trees plus s, the mean number of rules a tree took from its start to
+its last split.
 """
 
 from __future__ import annotations
@@ -28,20 +30,24 @@ from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
-from ilpkit.core.errors import DataError
 from ilpkit.core.learner import LearnContext, LearnerCapabilities
 from ilpkit.core.plugins import PluginSpec
-from ilpkit.core.task import NEG, POS, Task
+from ilpkit.core.task import POS, Task
 from ilpkit.core.terms import Clause
 from ilpkit.plugins.learners.forest import ClauseTest, ForestModel
 from ilpkit.plugins.learners.r4f_grow import ForestGrower
-from ilpkit.plugins.search.random_rules import RandomRuleGenerator, restrict_bias
+from ilpkit.plugins.learners.rule_stream import (
+    RuleLanguageOptions,
+    generation_info,
+    rule_generator,
+    training_positions,
+)
 
 
-class R4FOptions(BaseModel):
-    """Hyperparameters of R4F."""
+class R4FOptions(RuleLanguageOptions):
+    """Hyperparameters of R4F (and, inherited, the random rules' language)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -50,52 +56,8 @@ class R4FOptions(BaseModel):
         default=50, ge=1, description="Maximum rule count: rules a non-root leaf sees (Table 1)."
     )
     bagging: bool = Field(default=True, description="Each root on a bootstrap sample.")
-    clauselength: int | None = Field(
-        default=None, ge=2, description="Longest random rule, counting the head (None: data's)."
-    )
-    depth: int | None = Field(
-        default=None, ge=1, description="Saturation depth i for the rules (None: the data's)."
-    )
-    predicates: str | None = Field(
-        default=None,
-        description="Comma-separated body predicates the rules may use (name or name/arity; "
-        "None: every body mode), e.g. atm,bond for Mutagenesis' atoms and bonds.",
-    )
     max_rules: int = Field(
         default=100_000, ge=1, description="Rule budget; open leaves close when it is spent."
-    )
-
-
-def training_positions(task: Task, ctx: LearnContext) -> npt.NDArray[np.int64]:
-    """Sorted labelled training ids (both classes must be present)."""
-    labels = task.examples.labels
-    train = np.unique(ctx.train(task))
-    train = train[np.isin(labels[train], (POS, NEG))]
-    if not (np.any(labels[train] == POS) and np.any(labels[train] == NEG)):
-        raise DataError(f"{task.name}: a forest needs positive and negative training examples")
-    return train.astype(np.int64)
-
-
-def rule_generator(
-    task: Task,
-    ctx: LearnContext,
-    train: npt.NDArray[np.int64],
-    *,
-    clauselength: int | None,
-    depth: int | None,
-    predicates: str | None,
-    salt: str,
-    prefixes: bool = True,
-) -> RandomRuleGenerator:
-    settings = ctx.settings
-    return RandomRuleGenerator(
-        ctx.backend,
-        restrict_bias(task.bias, predicates),
-        train,
-        ctx.rng(salt, "rules"),
-        clauselength=clauselength or int(settings["clauselength"]),
-        depth=depth or int(settings["i"]),
-        prefixes=prefixes,
     )
 
 
@@ -125,15 +87,7 @@ class R4FLearner:
         train = training_positions(task, ctx)
         y = task.examples.labels[train] == POS
         p = float(y.sum())
-        generator = rule_generator(
-            task,
-            ctx,
-            train,
-            clauselength=opts.clauselength,
-            depth=opts.depth,
-            predicates=opts.predicates,
-            salt="r4f",
-        )
+        generator = rule_generator(task, ctx, train, opts, salt="r4f")
         tests: list[ClauseTest] = []
         index: dict[str, int] = {}
         prefixes: dict[Hashable, tuple[Clause, ...]] = {}  # the last MRC rules' prefixes
@@ -171,16 +125,10 @@ class R4FLearner:
         ]
         s_mean = float(np.mean(spans)) if spans else 0.0
         info = {
-            "seed": ctx.seed,
             "rules": grower.rules_seen,
-            "rules_generated": generator.generated,
-            "trivial_rules": generator.generated - generator.kept,
+            **generation_info(generator, ctx, seconds),
             "n_plus_s": opts.trees + s_mean,
             "s": s_mean,
-            "cpu_seconds": seconds,
-            "coverage_cpu_seconds": generator.coverage_seconds,
-            "rules_per_second": generator.generated / seconds if seconds > 0 else 0.0,
-            "seeds_saturated": generator.saturated,
             "mean_tree_nodes": float(np.mean([len(t) for t in grower.trees])),
             "closed_by_budget": grower.rules_seen >= opts.max_rules,
         }

@@ -18,18 +18,24 @@ from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from ilpkit.core.features import coverage_matrix
 from ilpkit.core.learner import LearnContext, LearnerCapabilities
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.task import POS, Task
 from ilpkit.plugins.learners.forest import ClauseTest, ForestModel, Tree
-from ilpkit.plugins.learners.r4f import rule_generator, training_positions
+from ilpkit.plugins.learners.rule_stream import (
+    RuleLanguageOptions,
+    generation_info,
+    rule_generator,
+    training_positions,
+)
 
 
-class StaticRFOptions(BaseModel):
-    """Hyperparameters of the static propositionalisation baseline."""
+class StaticRFOptions(RuleLanguageOptions):
+    """Hyperparameters of the static propositionalisation baseline (and, inherited, the random
+    rules' language)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -39,17 +45,6 @@ class StaticRFOptions(BaseModel):
         default="sqrt",
         description="Features tried per split (scikit-learn's max_features: sqrt, log2, or a "
         "fraction).",
-    )
-    clauselength: int | None = Field(
-        default=None, ge=2, description="Longest random rule, counting the head (None: data's)."
-    )
-    depth: int | None = Field(
-        default=None, ge=1, description="Saturation depth i for the rules (None: the data's)."
-    )
-    predicates: str | None = Field(
-        default=None,
-        description="Comma-separated body predicates the rules may use (name or name/arity; "
-        "None: every body mode).",
     )
 
 
@@ -98,16 +93,7 @@ class StaticRFLearner:
         started = time.process_time()
         train = training_positions(task, ctx)
         y = task.examples.labels[train] == POS
-        generator = rule_generator(
-            task,
-            ctx,
-            train,
-            clauselength=opts.clauselength,
-            depth=opts.depth,
-            predicates=opts.predicates,
-            salt="static-rf",
-            prefixes=False,
-        )
+        generator = rule_generator(task, ctx, train, opts, salt="static-rf", prefixes=False)
         rules = []
         for k in range(opts.rules):
             rules.append(generator.next())
@@ -129,15 +115,9 @@ class StaticRFLearner:
             tests.append(ClauseTest(rules[f].clause, tp, float(x[:, f].sum()) - tp, p))
         seconds = time.process_time() - started
         info = {
-            "seed": ctx.seed,
             "rules": len(rules),
-            "rules_generated": generator.generated,
-            "trivial_rules": generator.generated - generator.kept,
+            **generation_info(generator, ctx, seconds),
             "rules_used": len(features),
-            "cpu_seconds": seconds,
-            "coverage_cpu_seconds": generator.coverage_seconds,
-            "rules_per_second": generator.generated / seconds if seconds > 0 else 0.0,
-            "seeds_saturated": generator.saturated,
         }
         return ForestModel(
             self.name,

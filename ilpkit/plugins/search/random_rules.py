@@ -29,7 +29,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,10 +41,10 @@ from ilpkit.core.bias import Bias
 from ilpkit.core.bottom import BottomClause
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.errors import BiasError, ConfigError
-from ilpkit.core.limits import coverage_many_within_limits
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.refine import ClauseIds, Refiner
 from ilpkit.core.search import BudgetExhausted, Evaluated, SearchContext
+from ilpkit.core.split_coverage import SplitCoverage, backend_memo
 from ilpkit.core.terms import Clause
 
 MAX_TRIVIAL_IN_A_ROW = 1000
@@ -149,8 +149,12 @@ class RandomRule:
 class RandomRuleGenerator:
     """A seeded stream of non-trivial random rules over the training examples ``train``.
 
-    Coverage of all prefixes of a rule (``prefixes=True``; else of the full rule only) is asked
-    in one ``backend.coverage_many`` call on the training examples, once per rule.
+    Coverage of all prefixes of a rule (``prefixes=True``; else of the full rule only) is
+    computed once per rule, through the prefixes' independent parts
+    (:class:`ilpkit.core.split_coverage.SplitCoverage`: the new parts in one
+    ``backend.coverage_many`` call, known ones reused).  Parts and bottom clauses are kept on
+    the loaded backend, so the next fold of a cross-validation reuses them.  A rule with a part
+    over the backend's resource limit is dropped and drawn again (``over_limit``).
     """
 
     def __init__(
@@ -177,24 +181,36 @@ class RandomRuleGenerator:
         self.prefixes = prefixes
         self.n = int(backend.n_examples)
         self.among = Coverage(np.unique(self.train), self.n, trusted=True)
-        self._bottoms: dict[int, tuple[BottomClause, Refiner, Candidates]] = {}
+        memo = backend_memo(backend)
+        self._bottoms: dict[Hashable, tuple[BottomClause, Refiner, Candidates]] = (
+            memo.bottoms if memo is not None else {}
+        )
+        self._bias_key = (
+            tuple(bias.modeh),
+            tuple(bias.modeb),
+            tuple(bias.determinations),
+            depth,
+        )
+        self.saturated = 0  # seeds this generator saturated (not found in the memo)
         self.generated = 0  # rules whose coverage was computed, trivial ones included
         self.kept = 0  # non-trivial rules returned
         self.clauses = 0  # clauses whose coverage was computed (prefixes included)
-        self.coverage_seconds = 0.0  # CPU seconds spent in coverage_many
+        self.coverage_seconds = 0.0  # CPU seconds spent in coverage
+        self.saturation_seconds = 0.0  # CPU seconds spent saturating seeds
+        self.over_limit = 0  # rules dropped because a part exceeded the backend's limit
+        self.split = SplitCoverage(backend, self.among, memo)
 
     def _bottom(self, example: int) -> tuple[BottomClause, Refiner, Candidates]:
-        known = self._bottoms.get(example)
+        key = (self._bias_key, example)
+        known = self._bottoms.get(key)
         if known is None:
+            started = time.process_time()
             bottom = self.backend.saturate(example, bias=self.bias, depth=self.depth)
+            self.saturation_seconds += time.process_time() - started
+            self.saturated += 1
             refiner = Refiner(bottom)
-            known = self._bottoms[example] = (bottom, refiner, Candidates(refiner))
+            known = self._bottoms[key] = (bottom, refiner, Candidates(refiner))
         return known
-
-    @property
-    def saturated(self) -> int:
-        """Seed examples saturated so far."""
-        return len(self._bottoms)
 
     def trivial(self, coverage: Coverage) -> bool:
         """Covers none or all of the training examples."""
@@ -211,18 +227,23 @@ class RandomRuleGenerator:
             prefixes = prefix_clauses(bottom, order)
             started = time.process_time()
             asked = prefixes if self.prefixes else prefixes[-1:]
-            coverage = coverage_many_within_limits(self.backend, asked, self.among)
+            answers = self.split.coverage_many(asked)  # limits: see split_coverage
             self.coverage_seconds += time.process_time() - started
-            self.generated += 1
             self.clauses += len(asked)
+            coverage = [a for a in answers if a is not None]
+            if len(coverage) < len(answers):
+                self.over_limit += 1  # a part exceeded the backend's limit: drawn again
+                continue
+            self.generated += 1
             if self.trivial(coverage[-1]):
                 continue
             self.kept += 1
             return RandomRule(self.kept, seed, tuple(prefixes), tuple(coverage))
         raise BiasError(
             f"{MAX_TRIVIAL_IN_A_ROW} random rules in a row covered none or all of the "
-            f"{len(self.among)} training examples; the modes (or learner.predicates) allow no "
-            "rule that splits them"
+            f"{len(self.among)} training examples or exceeded the backend's resource limit "
+            f"({self.over_limit} so far); the modes (or learner.predicates) allow no rule "
+            "that splits them within the limits (backend.step_limit, backend.timeout)"
         )
 
 
