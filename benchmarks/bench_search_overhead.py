@@ -34,7 +34,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+CODE = Path(os.environ.get("ILPKIT_BENCH_CODE", ROOT))
+"""The ilpkit tree measured (``--code``: e.g. an export of main, for before/after)."""
+sys.path.insert(0, str(CODE))
 
 LEARN_SETTINGS: dict[str, Any] = {
     "i": 2,
@@ -130,12 +132,10 @@ def _child_cpu(pid: int | None) -> float:
 
 def run_one(name: str, workdir: Path) -> dict[str, Any]:
     """Learn with backend ``name`` in this process, recording every coverage question."""
-    import numpy as np
-
     from ilpkit.api import learn
     from ilpkit.backends.base import Backend
     from ilpkit.backends.prolog.export import export_program
-    from ilpkit.backends.prolog.subprocess_backend import SubprocessBackend, _intervals
+    from ilpkit.backends.prolog.subprocess_backend import _intervals
     from ilpkit.core.coverage import Coverage
     from ilpkit.core.terms import Clause, Struct, conjunction, to_prolog
 
@@ -161,7 +161,7 @@ def run_one(name: str, workdir: Path) -> dict[str, Any]:
     original_load = Backend.load
     original_coverage = Backend.coverage
     original_many = Backend.coverage_many
-    original_answers = getattr(type_of(kind), "answers")
+    original_answers = type_of(kind).answers
 
     def load(self: Backend, t: Any) -> None:
         original_load(self, t)
@@ -223,7 +223,6 @@ def run_one(name: str, workdir: Path) -> dict[str, Any]:
     qfile = workdir / f"questions-{name}.pl"
     qfile.write_text("".join(questions), encoding="utf-8")
     version = getattr(engines[-1], "version", "") if engines else ""
-    del np
     return {
         "backend": name,
         "questions": len(questions),
@@ -293,6 +292,12 @@ def main() -> None:
         help="swipl of the SWI-Prolog janus-swi runs (the plain loop of swi-janus)",
     )
     p.add_argument("--json", default=str(ROOT / "benchmarks/results/search_overhead.json"))
+    p.add_argument(
+        "--code",
+        default=str(CODE),
+        help="the ilpkit source tree to measure (default: this one), e.g. an export of "
+        "another commit: git archive main ilpkit | tar -x -C /tmp/base",
+    )
     args = p.parse_args()
     if args.one:
         result = run_one(args.one, Path(args.workdir))
@@ -307,7 +312,8 @@ def main() -> None:
                 capture_output=True,
                 text=True,
                 check=False,
-                cwd=ROOT,
+                cwd=args.code,
+                env={**os.environ, "ILPKIT_BENCH_CODE": args.code},
             )
             line = [x for x in proc.stdout.splitlines() if x.startswith("RESULT ")]
             if not line:
@@ -321,7 +327,10 @@ def main() -> None:
             print(f"{name}: done ({r['questions']} questions)", file=sys.stderr)
     native = next((r for r in rows if r["backend"] == "native"), None)
     load = os.getloadavg()
-    print(f"\nUW-CSE, the README's learn command; load average {load[0]:.2f} (1 min)\n")
+    print(
+        f"\nUW-CSE, the README's learn command, ilpkit from {args.code}; "
+        f"load average {load[0]:.2f} (1 min)\n"
+    )
     print(
         "| backend | calls | clauses | ilpkit coverage CPU s | whole run CPU s "
         "| plain loop CPU s | ratio | counts differ | rules = native |"

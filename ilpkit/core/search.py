@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -29,7 +29,7 @@ import numpy as np
 from ilpkit.core.backend import BackendProtocol
 from ilpkit.core.bottom import BottomClause
 from ilpkit.core.coverage import Counts, Coverage, Weighting
-from ilpkit.core.errors import ConfigError, ResourceLimitExceeded
+from ilpkit.core.errors import ConfigError, IlpkitError, ResourceLimitExceeded
 from ilpkit.core.refine import ClauseIds, Refiner
 from ilpkit.core.scoring import Scorer as Scorer  # the one Scorer protocol, re-exported
 from ilpkit.core.terms import Clause
@@ -137,6 +137,8 @@ class SearchContext:
     evaluated: int = 0
     _memo: dict[ClauseIds, Evaluated] = field(default_factory=dict, repr=False)
     _refiner: Refiner | None = field(default=None, repr=False)
+    _ahead: dict[ClauseIds, tuple[Coverage, Coverage]] = field(default_factory=dict, repr=False)
+    """Coverage computed by :meth:`prefetch`, with the ``among`` it was computed on."""
 
     @property
     def refiner(self) -> Refiner:
@@ -166,12 +168,16 @@ class SearchContext:
             among = self.among
             if parent is not None and set(parent.body) <= set(body):
                 among = parent.coverage
-            try:
-                coverage = self.backend.coverage(clause, among)
-            except ResourceLimitExceeded as exc:
-                note_limit(self.backend, str(exc))
-                n = among.size if among is not None else self.backend.n_examples
-                coverage = Coverage(np.zeros(0, dtype=np.int64), n, trusted=True)
+            ahead = self._ahead.pop(body, None)
+            if ahead is not None and ahead[0] is among:
+                coverage = ahead[1]
+            else:
+                try:
+                    coverage = self.backend.coverage(clause, among)
+                except ResourceLimitExceeded as exc:
+                    note_limit(self.backend, str(exc))
+                    n = among.size if among is not None else self.backend.n_examples
+                    coverage = Coverage(np.zeros(0, dtype=np.int64), n, trusted=True)
         else:
             coverage = known.coverage
         counts = self.weighting.counts(coverage)
@@ -193,6 +199,37 @@ class SearchContext:
         for observer in self.observers:
             observer(result)
         return result
+
+    def prefetch(self, bodies: Sequence[ClauseIds], parent: Evaluated) -> None:
+        """Ask the backend, in one ``coverage_many`` call, for the coverage of the
+        refinements ``bodies`` of ``parent`` that :meth:`evaluate` is about to be asked for
+        (in that order; as many as the budget leaves).  Only for a backend that says a batch
+        is cheaper than its clauses one by one (``prefers_batches``: a Prolog engine, one
+        round trip per batch); the results are what :meth:`evaluate` would compute, which
+        then takes them instead.  A batch that fails (a clause over a resource limit, an
+        engine error) is dropped: :meth:`evaluate` then asks clause by clause, as without
+        it, and reports the error at the same clause."""
+        if not getattr(self.backend, "prefers_batches", False):
+            return
+        if self.evaluated >= self.budget or (_LIMIT and _LIMIT[-1].passed()):
+            return
+        among = parent.coverage
+        mine = set(parent.body)
+        todo: list[ClauseIds] = []
+        for body in bodies:
+            if len(todo) >= self.remaining:
+                break
+            if body in self._memo or body in self._ahead or not mine <= set(body):
+                continue
+            todo.append(body)
+        if len(todo) < 2:
+            return
+        try:
+            got = self.backend.coverage_many([self.bottom.clause(b) for b in todo], among)
+        except IlpkitError:
+            return
+        for body, coverage in zip(todo, got, strict=True):
+            self._ahead[body] = (among, coverage)
 
     def better(self, a: Evaluated, b: Evaluated | None) -> bool:
         """Whether ``a`` beats ``b``: higher score, then shorter, then earlier (deterministic)."""

@@ -110,6 +110,10 @@ class SubprocessBackend(Backend):
     """Coverage and saturation answered by a Prolog engine in a child process."""
 
     name = "subprocess"
+    prefers_batches = True
+    """A search asks for all refinements of a node in one ``coverage_many`` call
+    (:meth:`ilpkit.core.search.SearchContext.prefetch`): one request instead of one per
+    clause."""
 
     def __init__(self, options: SubprocessOptions | None = None) -> None:
         super().__init__(options if options is not None else SubprocessOptions())

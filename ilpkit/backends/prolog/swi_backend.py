@@ -515,6 +515,10 @@ class SwiBackend(Backend):
     """Coverage and saturation answered by SWI-Prolog in this process."""
 
     name = "swi"
+    prefers_batches = True
+    """A search asks for all refinements of a node in one ``coverage_many`` call
+    (:meth:`ilpkit.core.search.SearchContext.prefetch`): one request instead of one per
+    clause."""
 
     def __init__(self, options: SwiOptions | None = None) -> None:
         super().__init__(options if options is not None else SwiOptions())

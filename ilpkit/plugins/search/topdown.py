@@ -71,11 +71,15 @@ class TopDown:
                 node = heapq.heappop(open_list)[2]
                 if not self._expandable(node, ctx) or self._hopeless(node, best, ctx):
                     continue
+                children = []
                 for k in ctx.refiner.additions(node.body):
                     body = ctx.refiner.add(node.body, k)
                     if body in visited:
                         continue
                     visited.add(body)
+                    children.append(body)
+                ctx.prefetch(children, node)  # one backend call for the node, where cheaper
+                for body in children:
                     child = ctx.evaluate(body, parent=node)
                     if ctx.acceptable(child) and ctx.better(child, best):
                         best = child
