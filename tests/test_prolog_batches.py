@@ -142,7 +142,7 @@ def prolog_backend(kind: str, task: Task) -> Backend:
     if kind in ("swipl", "gprolog"):
         if shutil.which(kind) is None:
             pytest.skip(engine_missing(kind))
-        backend: Backend = SubprocessBackend(SubprocessOptions(engine=kind))  # type: ignore[arg-type]
+        backend: Backend = SubprocessBackend(SubprocessOptions(engine=kind))
     else:
         from ilpkit.backends.prolog.swi_backend import SwiBackend, SwiOptions, preflight
 
