@@ -109,7 +109,7 @@ class SwiOptions(BackendOptions):
 REQUESTS: Final = r"""
 % ilpkit_swi_request(+Text, -Reply): Text is one request term, Reply a string:
 %   load(File)                          l(Problems)
-%   cover(Clauses, Among, Secs, Steps)  c followed by each clause's ids, "[1,2,3];[];[4]"
+%   cover(Clauses, Among, Secs, Steps)  c followed by each clause's ids, "1,2,3;;4"
 %   answers(Goal, Max, Secs, Steps)     a(Answers)
 %   defined(Name, Arity)                dtrue | dfalse
 %   limits(MB)                          ok
@@ -135,7 +135,8 @@ ilpkit_swi_handle(cover(Clauses, Among0, Secs, Steps), Reply) :- !,
     ilpkit_among(Among0, Among),
     ilpkit_call_batch(ilpkit_swi_cover(Clauses, 0, Among, Secs, Steps, Parts, Error)),
     (   Error == none
-    ->  atomics_to_string([c|Parts], Reply)
+    ->  atomic_list_concat([c|Parts], Reply0),
+        atom_string(Reply0, Reply)
     ;   Error = error(E, Index),
         ilpkit_swi_error(E, Index, Reply)
     ).
@@ -155,7 +156,7 @@ ilpkit_swi_cover([c(Head, Body)|Clauses], I, Among, Secs, Steps, Parts, Error) :
     catch(ilpkit_call_time_limited(ilpkit_coverage(Head, Body, Among, Steps, Ids), Secs),
           E, true),
     (   var(E)
-    ->  format(string(Part), '~w', [Ids]),   % a string: no atom per answer to collect
+    ->  atomic_list_concat(Ids, ',', Part),
         (   I =:= 0
         ->  Parts = [Part|More]
         ;   Parts = [';', Part|More]
@@ -746,8 +747,8 @@ class SwiBackend(Backend):
             self._among.forget()
             raise IlpkitError(f"SWI-Prolog answered {len(parts)} of {len(send)} clauses")
         for i, part in zip(send, parts, strict=True):
-            if len(part) > 2:
-                out[i] = Coverage(parse_ids(part[1:-1]), n, trusted=True)
+            if part:
+                out[i] = Coverage(parse_ids(part), n, trusted=True)
         return out
 
     def _callable_body(self, clause: Clause) -> bool:
