@@ -141,10 +141,11 @@ def learn(
     workers read the task. ``out`` writes the model as JSON (:func:`ilpkit.core.learner.
     save_model`). ``observers`` see every evaluated clause, ``on_rule`` every rule kept,
     ``on_progress(done, total, what)`` every step (for progress displays).
-    ``time_limit`` (seconds) stops the searches in this process once passed: the model holds
-    what was found by then and its ``info["time_limit_reached"]`` says so. ``on_plan(planned,
-    warning)`` hears, before learning, the most clauses the settings allow and a warning when
-    that is very large (:mod:`ilpkit.core.budget`).
+    ``time_limit`` (seconds) stops the searches once passed (members run on an executor's
+    workers too): the model holds what was found by then and its
+    ``info["time_limit_reached"]`` says so. ``on_plan(planned, warning)`` hears, before
+    learning, the most clauses the settings allow and a warning when that is very large
+    (:mod:`ilpkit.core.budget`).
     """
     from ilpkit.core.bias_check import report
     from ilpkit.core.compose import (
@@ -161,8 +162,8 @@ def learn(
     from ilpkit.core.errors import ConfigError
     from ilpkit.core.experiment import learn_split
     from ilpkit.core.learner import save_model
+    from ilpkit.core.limits import goals_dropped, limits_exceeded
     from ilpkit.core.plugins import get_plugin_manager
-    from ilpkit.core.search import limits_exceeded
     from ilpkit.core.search import time_limit as time_limit_of
 
     manager = get_plugin_manager()
@@ -243,6 +244,7 @@ def learn(
                 "scorer": config.scorer.name,
                 "settings": {k: _plain(v) for k, v in task.bias.settings.items()},
                 "limits_exceeded": limits_exceeded(engine),
+                "goals_dropped": goals_dropped(engine),
             }
         )
         if limit is not None and limit.reached:
@@ -281,6 +283,9 @@ class Predictions:
     """Ranking score of example ``i`` (higher: more likely positive)."""
     predicted: npt.NDArray[np.bool_]
     """The model's own classification of example ``i``."""
+    limits_exceeded: int = 0
+    """Clauses of the model that exceeded a resource limit while scoring (each then covered
+    none of the examples asked; :mod:`ilpkit.core.limits`)."""
 
     def rows(self) -> list[tuple[int, str, int, str, float]]:
         """``(id, example, label, fold, score)`` per example (``ilpkit predict``'s CSV)."""
@@ -316,12 +321,17 @@ def _model(model: Model | str | Path) -> Model:
     return load_model(model) if isinstance(model, (str, Path)) else model
 
 
-def _data(data: str | Path | Task, data_format: str, stem: str | None) -> Task:
+def _data(
+    data: str | Path | Task, data_format: str, stem: str | None, trust_data: bool = False
+) -> Task:
     if isinstance(data, Task):
         return data
-    from ilpkit import load_task
+    from ilpkit.core.formats import load_task
+    from ilpkit.datasets import resolve_data_path
 
-    return load_task(str(data), data_format=data_format, stem=stem)
+    return load_task(
+        resolve_data_path(str(data)), format=data_format, stem=stem, trust_data=trust_data
+    )
 
 
 def _engine(backend: str, options: Mapping[str, Any] | None, task: Task, trust_data: bool) -> Any:
@@ -342,16 +352,18 @@ def predict(
 ) -> Predictions:
     """Score every example of ``data`` with ``model`` (a model or its JSON file), as
     ``ilpkit predict`` does, on a fresh ``backend`` loaded with ``data``."""
+    from ilpkit.core.limits import limits_exceeded
     from ilpkit.core.mismatch import check_model_target
 
     fitted = _model(model)
-    task = _data(data, data_format, stem)
+    task = _data(data, data_format, stem, trust_data)
     target = fitted.to_json().get("target")
     check_model_target(target if isinstance(target, str) else None, task, f"model {model}")
     with _engine(backend, backend_options, task, trust_data) as engine:
         scores = np.asarray(fitted.score(engine), dtype=np.float64)
         predicted = np.asarray(fitted.predict(engine), dtype=bool)
-    return Predictions(task, scores, predicted)
+        limits = limits_exceeded(engine)
+    return Predictions(task, scores, predicted, limits)
 
 
 def explain(
@@ -372,6 +384,6 @@ def explain(
     rules = fitted.rules()
     if data is None:
         return rules
-    task = _data(data, data_format, stem)
+    task = _data(data, data_format, stem, trust_data)
     with _engine(backend, backend_options, task, trust_data) as engine:
         return rule_stats(task, engine, [r.clause for r in rules], task.examples.ids)

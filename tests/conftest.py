@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -103,3 +103,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         sweeps_shared_data = item.get_closest_marker("shared_data") is not None
         if module in HEAVY_MODULES or f"{module}::{name}" in HEAVY_TESTS or sweeps_shared_data:
             item.add_marker(pytest.mark.heavy)
+
+
+@pytest.fixture
+def strict_loading() -> Iterator[None]:
+    """Load data strictly (``load_task(strict=True)``): a syntax error in a background or
+    mode file refuses the data instead of being skipped with a warning."""
+    from ilpkit.core.formats.prolog_source import STRICT
+
+    token = STRICT.set(True)
+    try:
+        yield
+    finally:
+        STRICT.reset(token)

@@ -239,11 +239,13 @@ def test_write_refuses_what_boostsrl_cannot_hold(tmp_path: Path) -> None:
 BAD = DATA / "boostsrl_bad"
 
 
+@pytest.mark.usefixtures("strict_loading")  # loading leniently, the error is a warning
 def test_unterminated_quote_names_file_and_line() -> None:
     with pytest.raises(PrologSyntaxError, match=r"q_facts\.txt:2:\d+: unterminated quoted"):
         FMT.load(BAD / "quote")
 
 
+@pytest.mark.usefixtures("strict_loading")
 def test_unknown_mode_marker() -> None:
     with pytest.raises(BiasError, match=r"m_bk\.txt:2:1: mode: p\(%x\)\..*'%' starts a comment"):
         FMT.load(BAD / "marker")
@@ -288,6 +290,7 @@ def test_bad_import_path() -> None:
         ("p(a) :- .", PrologSyntaxError, r"x_bk\.txt:1:\d+:"),
     ],
 )
+@pytest.mark.usefixtures("strict_loading")
 def test_malformed_background(
     tmp_path: Path, bk: str, error: type[Exception], message: str
 ) -> None:

@@ -215,6 +215,7 @@ BAD = DATA / "popper_bad"
         ("syntax", PrologSyntaxError, r"syntax/bias\.pl:2:1: unexpected end of file"),
     ],
 )
+@pytest.mark.usefixtures("strict_loading")  # loading leniently, a syntax error is a warning
 def test_malformed_files(case: str, error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=message):
         FMT.load(BAD / case)

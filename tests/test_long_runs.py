@@ -79,3 +79,47 @@ def test_cv_time_limit_marks_the_results(tmp_path: Path) -> None:
     assert "time limit of 1 s" in results["time_limit_reached"]
     assert results["n_units"] == 2  # every unit still finished, with what it had found
     assert time.monotonic() - started < 300
+
+
+def _search_until_cut(seconds: float) -> bool:
+    """A stand-in for a unit: waits (at most ``seconds``) for the shipped deadline."""
+    waited = time.monotonic() + seconds
+    while time.monotonic() < waited:
+        if time_is_up():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def test_a_shipped_unit_carries_the_deadline_and_reports_the_cut() -> None:
+    import pickle
+
+    from ilpkit.core.timelimit import carry_time_limit, unwrap_time_limit
+
+    assert carry_time_limit(_search_until_cut) is _search_until_cut  # no limit: unchanged
+    with time_limit(0.3) as limit:
+        assert limit is not None
+        shipped = pickle.loads(pickle.dumps(carry_time_limit(_search_until_cut)))
+    # run "elsewhere" (no limit active here any more): the deadline came with the function
+    assert not time_is_up()
+    started = time.monotonic()
+    outcome = shipped(30.0)
+    assert time.monotonic() - started < 5.0  # stopped at the deadline, not after 30 s
+    with time_limit(600) as parent:
+        assert parent is not None
+        assert unwrap_time_limit(outcome) is True
+        assert parent.reached  # the worker's cut is the parent's to report
+
+
+@pytest.mark.slow
+def test_cv_time_limit_cuts_searches_on_worker_processes(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    started = time.monotonic()
+    result = runner.invoke(app, ["cv", "uwcse", "--folds", "2", "--time-limit", "2",
+                                 "--executor", "processes", "--set", "executor.workers=2",
+                                 "--out", str(out)])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "searches were cut after the time limit of 2 s" in result.output
+    results = json.loads((out / "results.json").read_text())
+    assert results["n_units"] == 2
+    assert time.monotonic() - started < 180  # uwcse's own settings would take hours

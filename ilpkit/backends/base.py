@@ -18,8 +18,9 @@ nor rules fail (they are treated as declared ``dynamic``).
 Resource limits: ``step_limit`` (resolution steps / inferences per query) and ``timeout``
 (seconds per query).  Exceeding either raises
 :class:`~ilpkit.core.errors.ResourceLimitExceeded` naming the clause; the backend stays usable.
-Searches catch it per clause (the clause covers nothing, :func:`ilpkit.core.search.note_limit`
-counts it in :attr:`Backend.limits_exceeded`) and saturation drops the goal, so a run goes on.
+Runs catch it per clause (the clause covers nothing, :mod:`ilpkit.core.limits` counts it in
+:attr:`Backend.limits_exceeded`) and saturation drops the goal (:attr:`Backend.goals_dropped`),
+so a run goes on.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from ilpkit.core.bias import Bias
 from ilpkit.core.bottom import BottomClause, saturate
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.errors import DataError, IlpkitError
+from ilpkit.core.limits import note_dropped
 from ilpkit.core.task import Task
 from ilpkit.core.terms import Clause, Term, to_prolog
 from ilpkit.core.validation import none_words_to_none
@@ -86,8 +88,10 @@ class Backend(ABC):
     name: str = "?"
     limits_exceeded: int = 0
     """Clauses whose coverage, asked for by a search, exceeded a resource limit (each then
-    scored as covering no example); counted by :func:`ilpkit.core.search.note_limit`."""
+    scored as covering no example); counted by :func:`ilpkit.core.limits.note_limit`."""
     first_limit_message: str = ""
+    goals_dropped: int = 0
+    """Mode goals that saturations dropped over a resource limit (:mod:`ilpkit.core.limits`)."""
 
     @classmethod
     def probe(cls) -> list[BackendStatus]:
@@ -144,7 +148,9 @@ class Backend(ABC):
     ) -> BottomClause:
         """The bottom clause of ``example`` (an example id or a ground atom)."""
         atom = self.task.examples.atoms[example] if isinstance(example, int) else example
-        return saturate(atom, bias if bias is not None else self.task.bias, self, depth)
+        bottom = saturate(atom, bias if bias is not None else self.task.bias, self, depth)
+        note_dropped(self, len(bottom.dropped))  # runs report the goals dropped
+        return bottom
 
     # -- coverage -------------------------------------------------------------------------------
     def coverage(self, clause: Clause, among: Coverage | None = None) -> Coverage:

@@ -61,7 +61,7 @@ def saturate(
     """Print the bottom clause of a seed example."""
     if graph is not None:
         check_graph_path(graph)
-    task = load(path, fmt, stem)
+    task = load(path, fmt, stem, trust_data=trust_data)
     options = split_sets(sets, ("backend",))
     seed: Term | int
     if example.isdigit():
@@ -110,7 +110,7 @@ def coverage(
     trust_data: TrustOpt = False,
 ) -> None:
     """Print how many positive and negative examples a clause covers."""
-    task = load(path, fmt, stem)
+    task = load(path, fmt, stem, trust_data=trust_data)
     options = split_sets(sets, ("backend",))
     parsed = Clause.from_term(_parse(clause, "--clause"))
     check_clause(task, parsed)

@@ -44,15 +44,17 @@ TrustOpt = Annotated[
     typer.Option(
         "--trust-data",
         help="Trust the data files: let Prolog engines run their directives and built-ins "
-        "outside the side-effect-free allow-list (arbitrary code; see docs/security.md).",
+        "outside the side-effect-free allow-list (arbitrary code; see docs/security.md), and "
+        "read the files they include from outside the dataset folder.",
     ),
 ]
 
 
-def load(path: str, fmt: str, stem: str | None) -> Task:
+def load(path: str, fmt: str, stem: str | None, *, trust_data: bool = False) -> Task:
     from ilpkit.core.formats import load_task
 
-    return load_task(resolve_data_path(path), format=str(fmt), stem=stem)
+    extra = {"trust_data": True} if trust_data else {}  # loaders swapped in by tests
+    return load_task(resolve_data_path(path), format=str(fmt), stem=stem, **extra)
 
 
 def split_sets(items: list[str] | None, sections: tuple[str, ...]) -> dict[str, dict[str, Any]]:
@@ -89,3 +91,23 @@ def print_bias_warnings(warnings: list[str]) -> None:
     """Print :func:`ilpkit.core.bias_check.bias_warnings` to stderr (learn/cv, at the start)."""
     for item in warnings:
         typer.echo(f"warning: {item}", err=True)
+
+
+def limit_notes(limits: int, dropped: int, *, results: bool = False) -> list[str]:
+    """What a run's resource limits did (issue 20): clauses skipped, saturation goals dropped;
+    ``results``: name the results.json fields too (cv)."""
+    notes = []
+    if limits:
+        field = "; results.json limits_exceeded" if results else ""
+        notes.append(
+            f"{limits:,} {'clause' if limits == 1 else 'clauses'} exceeded a resource limit and "
+            f"{'was' if limits == 1 else 'were'} scored as covering nothing (see "
+            f"backend.step_limit / backend.timeout{field})"
+        )
+    if dropped:
+        field = " (results.json goals_dropped)" if results else ""
+        notes.append(
+            f"{dropped:,} saturation {'goal' if dropped == 1 else 'goals'} over a resource limit "
+            f"dropped from bottom clauses{field}"
+        )
+    return notes

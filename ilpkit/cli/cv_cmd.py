@@ -16,6 +16,7 @@ from ilpkit.cli.common import (
     SetOpt,
     StemOpt,
     TrustOpt,
+    limit_notes,
     print_bias_warnings,
     split_sets,
 )
@@ -24,7 +25,7 @@ from ilpkit.core.config import DataFormat, RunConfig, apply_overrides, load_conf
 from ilpkit.core.errors import ConfigError
 from ilpkit.core.outpaths import check_output_dir
 
-SECTIONS = ("", "backend", "search", "scorer", "learner", "executor")
+SECTIONS = ("", "data", "backend", "search", "scorer", "learner", "executor")
 
 
 class UnitProgress:
@@ -151,9 +152,9 @@ def cv(
         float | None,
         typer.Option(
             "--time-limit",
-            help="Cut every search in this process after this many seconds: the units then "
-            "finish at once with what they found, and results.json says so (searches on "
-            "worker processes are not cut).",
+            help="Cut every search of the run after this many seconds (on worker processes "
+            "and dask workers too): the units then finish at once with what they found, and "
+            "results.json says so.",
         ),
     ] = None,
 ) -> None:
@@ -329,12 +330,9 @@ def _run(
     summary = results["summary"]
     cells = ", ".join(f"{k} {summary_cell(v)}" for k, v in summary.items())
     console.print(f"{results['n_units']} units: {cells}")
-    if results.get("limits_exceeded"):
-        console.print(
-            f"{results['limits_exceeded']} clauses exceeded a resource limit and were scored as "
-            "covering nothing (see backend.step_limit / backend.timeout; results.json "
-            "limits_exceeded)"
-        )
+    limits, dropped = results.get("limits_exceeded", 0), results.get("goals_dropped", 0)
+    for note in limit_notes(limits, dropped, results=True):
+        console.print(note)
     plots = Path(out) / "plots"
     shown = "plots/" if plots.is_dir() and any(plots.iterdir()) else "no plots: no matplotlib"
     console.print(f"run directory: {out} (report.md, results.json, {shown})")

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.text import Text
 from rich.tree import Tree
 
-from ilpkit.cli.common import FormatOpt
+from ilpkit.cli.common import FormatOpt, TrustOpt
 from ilpkit.core.config import DataFormat
 
 app = typer.Typer(help="Inspect datasets.", no_args_is_help=True)
@@ -44,8 +44,12 @@ def check(
     ] = 1000,
     strict: Annotated[
         bool,
-        typer.Option(help="Refuse a directive with a syntax error (default: skip it, warned)."),
+        typer.Option(
+            help="Refuse a background or mode clause with a syntax error (default: skip it, "
+            "warned)."
+        ),
     ] = False,
+    trust_data: TrustOpt = False,
 ) -> None:
     """Load a dataset and print its summary: examples, predicates, modes, settings, folds,
     the constructs backends refuse unless you trust the data, and modes that cannot work
@@ -57,6 +61,8 @@ def check(
 
     # strict passed only when set: loaders substituted in tests take (path, format, stem)
     extra = {"strict": True} if strict else {}
+    if trust_data:
+        extra["trust_data"] = True
     task = load_task(resolve_data_path(path), format=str(fmt), stem=stem, **extra)
     summary = task.summary()
     if json_output:

@@ -21,6 +21,7 @@ from ilpkit.cli.common import (
     SetOpt,
     StemOpt,
     TrustOpt,
+    limit_notes,
     print_bias_warnings,
     split_sets,
 )
@@ -31,7 +32,7 @@ from ilpkit.core.learner import Recorded, Rule, SelfExplaining, load_model
 from ilpkit.core.outpaths import check_output_file
 from ilpkit.core.search import Evaluated
 
-SECTIONS: Final = ("", "backend", "search", "scorer", "learner", "executor")
+SECTIONS: Final = ("", "data", "backend", "search", "scorer", "learner", "executor")
 
 
 def _duration(seconds: float) -> str:
@@ -213,11 +214,8 @@ def learn(
         f"{elapsed:.2f} s (learner {learner}, search {used.get('search', search)}, "
         f"scorer {used.get('scorer', scorer)}, backend {backend}, seed {seed})"
     )
-    if used.get("limits_exceeded"):
-        console.print(
-            f"{used['limits_exceeded']} clauses exceeded a resource limit and were scored as "
-            "covering nothing (see backend.step_limit / backend.timeout)"
-        )
+    for note in limit_notes(used.get("limits_exceeded", 0), used.get("goals_dropped", 0)):
+        console.print(note)
     if out is not None:
         console.print(f"model written to {out}")
 
@@ -274,6 +272,8 @@ def predict(
         writer = csv.writer(sys.stdout)
         writer.writerow(["id", "example", "label", "fold", "score"])
         writer.writerows(rows)
+    for note in limit_notes(result.limits_exceeded, 0):
+        typer.echo(note, err=True)
     metrics = result.metrics()
     if metrics:
         typer.echo(

@@ -66,5 +66,6 @@ app.command("report")(cv_cmd.report)
 
 
 def main() -> None:
-    """Entry point for ``python -m ilpkit`` (the ``ilpkit`` script calls ``app`` directly)."""
+    """Run the ``ilpkit`` command (the script and ``python -m ilpkit`` go through
+    :func:`ilpkit.cli.entry.main`, which also handles a Ctrl-C during these imports)."""
     app()

@@ -178,11 +178,14 @@ def run_config(
     cv: Mapping[str, Any] | None = None,
     where: str = "options",
 ) -> RunConfig:
-    """A checked :class:`RunConfig` from keyword choices (what the API and CLI take)."""
+    """A checked :class:`RunConfig` from keyword choices (what the API and CLI take);
+    ``options["data"]`` holds further data options (``--set data.strict=true``)."""
     from ilpkit.core.config import apply_overrides
 
+    options = dict(options or {})
+    data_options = dict(options.pop("data", {}))
     raw: dict[str, Any] = {
-        "data": {"path": str(data), "format": data_format, "stem": stem},
+        "data": {"path": str(data), "format": data_format, "stem": stem, **data_options},
         **plugin_sections(
             learner=learner,
             search=search,
@@ -322,6 +325,8 @@ def open_task(config: RunConfig) -> Task:
         resolve_data_path(str(config.data.path)),
         format=str(config.data.format),
         stem=config.data.stem,
+        strict=config.data.strict,
+        trust_data=bool(config.backend.options.get("trust_data", False)),
     )
     for key, value in config.settings.items():
         try:

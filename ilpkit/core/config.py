@@ -101,6 +101,11 @@ class DataConfig(BaseModel):
         default=None,
         description="Which task to read from a folder holding several (e.g. advisedby).",
     )
+    strict: bool = Field(
+        default=False,
+        description="Refuse background or mode declarations with a syntax error instead of "
+        "skipping them with a warning (as SWI-Prolog does).",
+    )
 
     @field_validator("format")
     @classmethod

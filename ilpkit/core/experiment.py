@@ -44,6 +44,7 @@ from ilpkit.core.compose import (
 from ilpkit.core.config import RunConfig
 from ilpkit.core.errors import ConfigError, DataError
 from ilpkit.core.learner import Model, PointClassifiers, Probabilistic, Snapshots
+from ilpkit.core.limits import goals_dropped, limits_exceeded
 from ilpkit.core.metrics import (
     accuracy,
     auroc,
@@ -54,7 +55,6 @@ from ilpkit.core.metrics import (
 )
 from ilpkit.core.metrics import pr_points_from_scores as pr_points
 from ilpkit.core.provenance import engine_record
-from ilpkit.core.search import limits_exceeded
 from ilpkit.core.task import NEG, POS, Task, stratified_folds
 from ilpkit.core.terms import to_prolog
 
@@ -111,7 +111,9 @@ class UnitResult:
     model: dict[str, Any] = field(default_factory=dict)
     limits_exceeded: int = 0
     """Clauses of the unit's searches that exceeded a resource limit (scored as covering
-    nothing; see :func:`ilpkit.core.search.note_limit`)."""
+    nothing; see :func:`ilpkit.core.limits.note_limit`)."""
+    goals_dropped: int = 0
+    """Mode goals the unit's saturations dropped over a resource limit."""
     probabilities: bool = False
     """Whether ``scores`` are calibrated probabilities (GleanerSRL): reports then draw a
     reliability diagram."""
@@ -321,6 +323,7 @@ def run_unit(unit: Unit, members: Any = None) -> UnitResult:
         raise DataError(f"{task.name}: unit {unit.key} has no positive training example")
     backend = _CACHE.get_backend(config, base)
     limits_before = limits_exceeded(backend)  # the backend is reused across units
+    dropped_before = goals_dropped(backend)
     learner = make_learner(config)
     seed = derive_seed(config.seed, "unit", unit.repeat, unit.fold)
     ctx = make_context(
@@ -366,6 +369,7 @@ def run_unit(unit: Unit, members: Any = None) -> UnitResult:
         seconds=time.perf_counter() - started,
         model=model.to_json(),
         limits_exceeded=limits_exceeded(backend) - limits_before,
+        goals_dropped=goals_dropped(backend) - dropped_before,
         engine=engine_record(backend),
         probabilities=bool(getattr(model, "scores_are_probabilities", False)),
     )

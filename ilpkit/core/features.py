@@ -21,6 +21,7 @@ import numpy.typing as npt
 
 from ilpkit.core.backend import BackendProtocol
 from ilpkit.core.coverage import Coverage
+from ilpkit.core.limits import coverage_many_within_limits
 from ilpkit.core.terms import Clause
 
 SparseMode = Literal["auto", "dense", "sparse"]
@@ -85,7 +86,7 @@ def propositionalise(
     n = backend.n_examples
     ids = np.arange(n, dtype=np.int64) if ids is None else np.asarray(ids, dtype=np.int64)
     among = Coverage(ids, n)
-    coverages = backend.coverage_many(list(clauses), among) if clauses else []
+    coverages = coverage_many_within_limits(backend, list(clauses), among) if clauses else []
     return coverage_matrix(coverages, ids, sparse=sparse)
 
 

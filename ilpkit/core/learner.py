@@ -22,6 +22,7 @@ from ilpkit.core.backend import BackendProtocol
 from ilpkit.core.bias import Settings
 from ilpkit.core.coverage import Coverage, Weighting
 from ilpkit.core.errors import ConfigError, DataError
+from ilpkit.core.limits import coverage_within_limits
 from ilpkit.core.reader import PrologReader
 from ilpkit.core.search import Evaluated, Observer, Scorer, SearchStrategy
 from ilpkit.core.task import Task
@@ -333,7 +334,7 @@ def rule_stats(
     among = Coverage(ids, len(task.examples))
     out = []
     for clause in clauses:
-        c = weighting.counts(backend.coverage(clause, among))
+        c = weighting.counts(coverage_within_limits(backend, clause, among))
         out.append(Rule(clause, 1.0, c.tp, c.fp, c.precision, c.recall))
     return out
 
@@ -347,7 +348,7 @@ def matches(
     among = Coverage(ids, n)
     counts = np.zeros(n, dtype=np.float64)
     for clause in clauses:
-        counts[backend.coverage(clause, among).ids] += 1.0
+        counts[coverage_within_limits(backend, clause, among).ids] += 1.0
     return counts[ids]
 
 

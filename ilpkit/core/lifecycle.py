@@ -27,6 +27,7 @@ import contextlib
 import ctypes
 import logging
 import os
+import select
 import shutil
 import signal
 import sys
@@ -237,7 +238,15 @@ def die_with_parent(parent_pid: int) -> None:
     On Linux the kernel sends SIGTERM at the parent's death (``PR_SET_PDEATHSIG``; note it
     fires when the parent *thread* that started this process exits); everywhere, a daemon
     thread polls ``os.getppid()`` every :data:`WATCHDOG_SECONDS`.
+
+    The same thread acts on SIGTERM. A Python signal handler runs only when the main thread
+    next executes bytecode, and a worker's main thread spends its idle time blocked reading
+    the pool's queue: a SIGTERM that arrives just before that read starts, or is delivered to
+    another thread, sets a flag nobody looks at and the worker never exits (the pool's
+    manager thread then waits on it forever). The C-level handler also writes the signal's
+    number to a wakeup pipe, which the watchdog thread selects on.
     """
+    wakeup = _signal_wakeup_pipe()
     signal.signal(signal.SIGTERM, _worker_terminate)  # also what the kernel sends below
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
@@ -246,13 +255,32 @@ def die_with_parent(parent_pid: int) -> None:
     if os.getppid() != parent_pid:  # the parent died before we could ask
         _worker_terminate(signal.SIGTERM, None)
     thread = threading.Thread(
-        target=_watch_parent, args=(parent_pid,), name="ilpkit-parent-watchdog", daemon=True
+        target=_watch_parent,
+        args=(parent_pid, wakeup),
+        name="ilpkit-parent-watchdog",
+        daemon=True,
     )
     thread.start()
 
 
-def _watch_parent(parent_pid: int) -> None:
+def _signal_wakeup_pipe() -> int | None:
+    """The read end of a pipe the interpreter writes each caught signal's number to."""
+    try:
+        read_end, write_end = os.pipe()
+        os.set_blocking(write_end, False)
+        signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+    except (OSError, ValueError):  # not the main thread, or no pipes: the handler alone
+        return None
+    return read_end
+
+
+def _watch_parent(parent_pid: int, wakeup: int | None = None) -> None:
     while True:
-        time.sleep(WATCHDOG_SECONDS)
+        if wakeup is None:
+            time.sleep(WATCHDOG_SECONDS)
+        else:
+            ready, _, _ = select.select([wakeup], [], [], WATCHDOG_SECONDS)
+            if ready and signal.SIGTERM in os.read(wakeup, 64):
+                _worker_terminate(signal.SIGTERM, None)
         if os.getppid() != parent_pid:
             _worker_terminate(signal.SIGTERM, None)

@@ -260,6 +260,7 @@ def collect(run: RunDirectory, units: Sequence[Unit]) -> dict[str, Any]:
     return {
         "n_units": len(loaded),
         "limits_exceeded": sum(u.limits_exceeded for u in loaded),
+        "goals_dropped": sum(u.goals_dropped for u in loaded),
         "engines": _engines(loaded),
         "summary": {k: {"mean": v.mean, "std": v.std, "n": v.n} for k, v in summary.items()},
         "units": [
@@ -275,6 +276,7 @@ def collect(run: RunDirectory, units: Sequence[Unit]) -> dict[str, Any]:
                 "metrics": u.metrics,
                 "clauses_evaluated": u.clauses_evaluated,
                 "limits_exceeded": u.limits_exceeded,
+                "goals_dropped": u.goals_dropped,
                 "engine": u.engine,
                 "seconds": u.seconds,
                 "curve": u.curve,

@@ -12,27 +12,30 @@ covered (``among``); a clause that drops a literal is evaluated on the context's
 
 A clause whose coverage exceeds a resource limit (``step_limit``, ``timeout``) covers no
 example: it scores as the empty coverage, is counted on the backend
-(:func:`limits_exceeded`) and the search goes on -- one runaway clause never ends a run.
+(:mod:`ilpkit.core.limits`) and the search goes on -- one runaway clause never ends a run.
 """
 
 from __future__ import annotations
 
+import math
 import random
-import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Protocol
-
-import numpy as np
 
 from ilpkit.core.backend import BackendProtocol
 from ilpkit.core.bottom import BottomClause
 from ilpkit.core.coverage import Counts, Coverage, Weighting
-from ilpkit.core.errors import ConfigError, IlpkitError, ResourceLimitExceeded
+from ilpkit.core.errors import IlpkitError
+from ilpkit.core.limits import coverage_within_limits
+from ilpkit.core.limits import limits_exceeded as limits_exceeded  # re-exported
+from ilpkit.core.limits import note_limit as note_limit  # re-exported
 from ilpkit.core.refine import ClauseIds, Refiner
 from ilpkit.core.scoring import Scorer as Scorer  # the one Scorer protocol, re-exported
 from ilpkit.core.terms import Clause
+from ilpkit.core.timelimit import TimeLimit as TimeLimit
+from ilpkit.core.timelimit import time_is_up as time_is_up
+from ilpkit.core.timelimit import time_limit as time_limit
 
 CoverageBackend = BackendProtocol
 """What a search needs from a backend: the one backend contract."""
@@ -40,47 +43,6 @@ CoverageBackend = BackendProtocol
 
 class BudgetExhausted(Exception):
     """Raised inside a search when the clause budget is spent (strategies catch it)."""
-
-
-class TimeLimit:
-    """A wall-clock deadline for every search in this process (``--time-limit``): once it
-    passes, each search stops as if its budget were spent and returns the best clause found so
-    far, so the learner ends soon with what it has. ``reached`` says whether it cut a search.
-    Searches run on other processes (the processes/dask executors) do not see it."""
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self.at = time.monotonic() + seconds
-        self.reached = False
-
-    def passed(self) -> bool:
-        if time.monotonic() >= self.at:
-            self.reached = True
-        return self.reached
-
-
-_LIMIT: list[TimeLimit] = []  # the active limit, if any (a stack: nested limits)
-
-
-@contextmanager
-def time_limit(seconds: float | None) -> Iterator[TimeLimit | None]:
-    """Apply a :class:`TimeLimit` to every search started or running inside the block."""
-    if seconds is None:
-        yield None
-        return
-    if seconds <= 0:
-        raise ConfigError(f"time limit {seconds}: expected a positive number of seconds")
-    limit = TimeLimit(seconds)
-    _LIMIT.append(limit)
-    try:
-        yield limit
-    finally:
-        _LIMIT.remove(limit)
-
-
-def time_is_up() -> bool:
-    """Whether the active time limit has passed (learners stop starting new searches)."""
-    return bool(_LIMIT) and _LIMIT[-1].passed()
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,15 +70,24 @@ Observer = Callable[[Evaluated], None]
 
 @dataclass(frozen=True)
 class Acceptance:
-    """When a clause may enter a theory (Aleph's ``minpos``, ``minacc``, ``noise``)."""
+    """When a clause may enter a theory (Aleph's ``minpos``, ``minacc``, ``noise``,
+    ``minscore``).
+
+    ``minscore`` follows the Aleph manual ("minscore": a best clause scoring below it is not
+    added to the theory); checking it on every clause is the same rule, since the best
+    acceptable clause scores below it exactly when no acceptable clause reaches it."""
 
     minpos: float = 1
     minacc: float = 0.0
     noise: float = 0.0
+    minscore: float = -math.inf
 
-    def ok(self, counts: Counts) -> bool:
+    def ok(self, counts: Counts, score: float = math.inf) -> bool:
         return (
-            counts.tp >= self.minpos and counts.precision >= self.minacc and counts.fp <= self.noise
+            counts.tp >= self.minpos
+            and counts.precision >= self.minacc
+            and counts.fp <= self.noise
+            and score >= self.minscore
         )
 
 
@@ -132,9 +103,16 @@ class SearchContext:
     rng: random.Random
     clauselength: int
     acceptance: Acceptance = field(default_factory=Acceptance)
+    explore: bool = False
+    """Aleph's ``explore`` setting: prune only what is *definitely worse* than the best clause
+    (bound < best), not what is *no better* (bound <= best); see :mod:`ilpkit.plugins.search.
+    topdown`."""
     among: Coverage | None = None
     observers: list[Observer] = field(default_factory=list)
     evaluated: int = 0
+    memo: bool = True
+    """Keep every evaluated clause (with its coverage) so a clause met again is not tested
+    again; a search that never meets a clause twice turns it off to hold less memory."""
     _memo: dict[ClauseIds, Evaluated] = field(default_factory=dict, repr=False)
     _refiner: Refiner | None = field(default=None, repr=False)
     _ahead: dict[ClauseIds, tuple[Coverage, Coverage]] = field(default_factory=dict, repr=False)
@@ -160,7 +138,7 @@ class SearchContext:
         move (default: ``parent``); its number is recorded as the result's ``parent``.
         Raises :class:`BudgetExhausted` when the budget is spent.
         """
-        if self.evaluated >= self.budget or (_LIMIT and _LIMIT[-1].passed()):
+        if self.evaluated >= self.budget or time_is_up():
             raise BudgetExhausted
         known = self._memo.get(body)
         clause = self.bottom.clause(body)
@@ -172,12 +150,7 @@ class SearchContext:
             if ahead is not None and ahead[0] is among:
                 coverage = ahead[1]
             else:
-                try:
-                    coverage = self.backend.coverage(clause, among)
-                except ResourceLimitExceeded as exc:
-                    note_limit(self.backend, str(exc))
-                    n = among.size if among is not None else self.backend.n_examples
-                    coverage = Coverage(np.zeros(0, dtype=np.int64), n, trusted=True)
+                coverage = coverage_within_limits(self.backend, clause, among)
         else:
             coverage = known.coverage
         counts = self.weighting.counts(coverage)
@@ -195,7 +168,8 @@ class SearchContext:
             self.evaluated,
             came_from.number if came_from is not None else None,
         )
-        self._memo[body] = result
+        if self.memo:
+            self._memo[body] = result
         for observer in self.observers:
             observer(result)
         return result
@@ -211,7 +185,7 @@ class SearchContext:
         it, and reports the error at the same clause."""
         if not getattr(self.backend, "prefers_batches", False):
             return
-        if self.evaluated >= self.budget or (_LIMIT and _LIMIT[-1].passed()):
+        if self.evaluated >= self.budget or time_is_up():
             return
         among = parent.coverage
         mine = set(parent.body)
@@ -238,7 +212,7 @@ class SearchContext:
         return (a.score, -len(a.body)) > (b.score, -len(b.body))
 
     def acceptable(self, e: Evaluated) -> bool:
-        return self.acceptance.ok(e.counts)
+        return self.acceptance.ok(e.counts, e.score)
 
 
 class SearchStrategy(Protocol):
@@ -263,19 +237,6 @@ class Trajectory:
 
     def __len__(self) -> int:
         return len(self.items)
-
-
-def note_limit(backend: object, message: str) -> None:
-    """Count one clause over a resource limit on ``backend`` (kept: the first message)."""
-    count = limits_exceeded(backend)
-    backend.limits_exceeded = count + 1  # type: ignore[attr-defined]
-    if count == 0:
-        backend.first_limit_message = message  # type: ignore[attr-defined]
-
-
-def limits_exceeded(backend: object) -> int:
-    """How many clauses evaluated by searches on ``backend`` exceeded a resource limit."""
-    return int(getattr(backend, "limits_exceeded", 0))
 
 
 def sort_key(e: Evaluated) -> tuple[float, int, int]:

@@ -35,8 +35,11 @@ and a target predicate's own background clauses, if any, are exported unchanged.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import Final
 
+from ilpkit.backends.prolog.arithmetic import rewrite_clause
 from ilpkit.core.errors import DataError, SourceLocation
 from ilpkit.core.safety import ALLOWED_BUILTINS, check_program
 from ilpkit.core.task import Indicator, Task
@@ -65,16 +68,32 @@ class ExportedProgram:
     """``origins[n - 1]``: what term ``n`` (line ``n + 1``) is, e.g. ``bk.pl:12:1``."""
     first_string: str | None
     """Where the first double-quoted string occurs (engines without strings refuse it)."""
+    sources: tuple[str, ...] = ()
+    """The data files, searched for a fact's line when an engine refuses it (facts are kept
+    without locations)."""
 
     def origin(self, number: int) -> str:
-        """What term ``number`` (1-based) is, or ``term N`` when out of range."""
+        """What term ``number`` (1-based) is, or ``term N`` when out of range; a fact is
+        located in the data files (``bk.pl:12:1 (fact 3 of q/2)``) when it can be found."""
         if 1 <= number <= len(self.origins):
-            return self.origins[number - 1]
+            found = self.origins[number - 1]
+            fact = _FACT_ORIGIN.fullmatch(found)
+            if fact is not None and self.sources:
+                where = _locate_fact(self.sources, fact["name"], int(fact["n"]))
+                if where is not None:
+                    return f"{where} ({found})"
+            return found
         return f"term {number} of the exported program"
 
 
-def export_program(task: Task, *, trust_data: bool = False) -> ExportedProgram:
-    """The program text of ``task`` (deterministic: the same task gives the same text)."""
+def export_program(
+    task: Task, *, trust_data: bool = False, rewrite_arithmetic: bool = False
+) -> ExportedProgram:
+    """The program text of ``task`` (deterministic: the same task gives the same text).
+
+    ``rewrite_arithmetic``: for an engine whose arithmetic is not SWI-Prolog's (ilpkit's
+    convention), route the rules' arithmetic goals that may differ through the prelude's
+    ``ilpkit_is/2`` (:mod:`ilpkit.backends.prolog.arithmetic`)."""
     check_program(task, trust_data=trust_data)
     check_reserved_names(task)
     lines: list[str] = []
@@ -121,14 +140,37 @@ def export_program(task: Task, *, trust_data: bool = False) -> ExportedProgram:
         else:
             for n, sc in enumerate(program.clauses[key], 1):
                 where = str(sc.location) if sc.location else f"clause {n} of {pi}"
-                emit(clause_to_prolog(sc.clause), where)
+                clause = rewrite_clause(sc.clause) if rewrite_arithmetic else sc.clause
+                emit(clause_to_prolog(clause), where)
     ex = task.examples
     for i, atom in enumerate(ex.atoms):
         loc = ex.locations[i]
         emit(_fact(EXAMPLE, Const(i), atom), f"example {i}" + (f" ({loc})" if loc else ""))
     if first_string is not None and not _really_has_strings(task):
         first_string = None
-    return ExportedProgram(HEADER + "\n".join(lines) + "\n", origins, first_string)
+    text = HEADER + "\n".join(lines) + "\n"
+    return ExportedProgram(text, origins, first_string, tuple(task.sources))
+
+
+_FACT_ORIGIN: Final = re.compile(r"fact (?P<n>\d+) of (?P<name>.+)/\d+")
+
+
+def _locate_fact(sources: tuple[str, ...], name: str, n: int) -> str | None:
+    """``file:line:1`` of the ``n``-th line starting a fact of ``name`` in ``sources``
+    (read only when an engine refuses the fact, to name it as the data does)."""
+    start = re.compile(rf"\s*{re.escape(name)}\s*[(.]")
+    seen = 0
+    for source in sources:
+        try:
+            with open(source, encoding="utf-8", errors="replace") as handle:
+                for line_no, line in enumerate(handle, 1):
+                    if start.match(line):
+                        seen += 1
+                        if seen == n:
+                            return f"{source}:{line_no}:1"
+        except OSError:
+            continue
+    return None
 
 
 def directive_goal(term: Term) -> Term:

@@ -35,7 +35,12 @@ class EngineProcess:
     """A running engine with its temporary directory; lines in, lines out."""
 
     def __init__(
-        self, command: list[str], workdir: Path, *, address_space_mb: int | None = None
+        self,
+        command: list[str],
+        workdir: Path,
+        *,
+        address_space_mb: int | None = None,
+        env: dict[str, str] | None = None,
     ) -> None:
         """Start ``command`` in ``workdir``; ``address_space_mb`` caps the engine's virtual
         memory (``RLIMIT_AS``, where the platform has it): past it allocations fail and the
@@ -50,6 +55,7 @@ class EngineProcess:
                 stderr=err,
                 cwd=workdir,
                 start_new_session=True,
+                env=None if env is None else {**os.environ, **env},
             )
         self._buffer = bytearray()
         self._finalizer = lifecycle.track(weakref.finalize(self, _terminate, self.popen))

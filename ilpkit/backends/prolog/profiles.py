@@ -39,7 +39,24 @@ import re
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from ilpkit.backends.prolog.arithmetic import EVALUATOR
+
 EngineName = Literal["swipl", "gprolog", "yap"]
+
+_ATOM_TOKENS: Final = re.compile(r"[a-z][A-Za-z0-9_]*|'(?:[^'\\\n]|\\.|'')*'")
+
+
+def atom_table_size(program_text: str) -> int:
+    """Atom table entries for an engine loading ``program_text``: twice its distinct atoms
+    (functors included; requests and answers add more) plus 65,536, rounded up to a power of
+    two -- never less than GNU Prolog's default 32,768, which data with more atoms overflows
+    ("Atom table full").  Unused entries cost no memory (about 9 MB resident for 8 million)."""
+    wanted = 2 * len(set(_ATOM_TOKENS.findall(program_text))) + 65536
+    size = 1 << 15
+    while size < wanted:
+        size <<= 1
+    return size
+
 
 RSS_CHECK_EVERY: Final = 256
 """Requests between two looks at an engine's memory (see ``restart_rss_mb``)."""
@@ -86,6 +103,13 @@ class EngineProfile:
     start and run under the cap (SWI-Prolog, GNU Prolog)."""
     bounded_between: bool = False
     """``between/3`` takes no ``inf`` upper bound (GNU Prolog raises a type error)."""
+    swi_arithmetic: bool = True
+    """The engine's arithmetic gives SWI-Prolog's results (ilpkit's convention); when not,
+    the program's arithmetic goals go through ``ilpkit_is/2`` (see
+    :mod:`ilpkit.backends.prolog.arithmetic`)."""
+    atom_table_env: str | None = None
+    """Environment variable sizing the engine's atom table (GNU Prolog: ``MAX_ATOM``, 32,768
+    atoms by default); the backend sets it from the data (:func:`atom_table_size`)."""
 
     def command(self, executable: str, server: str) -> list[str]:
         goal = "ilpkit_serve, halt"
@@ -480,6 +504,7 @@ ilpkit_format_atom(Format, Args, Atom) :-
     format_to_atom(Atom, Format, Args).
 """
     + _GPROLOG_COMPAT
+    + EVALUATOR
 )
 
 
@@ -607,6 +632,8 @@ PROFILES: Final[dict[str, EngineProfile]] = {
         lacks_why="GNU Prolog has no strings, and ilpkit defines no replacement for it",
         bounded_between=True,
         address_space_limit=True,
+        swi_arithmetic=False,
+        atom_table_env="MAX_ATOM",
     ),
     "yap": EngineProfile(
         name="yap",

@@ -45,6 +45,7 @@ from ilpkit.backends.prolog.profiles import (
     RSS_CHECK_EVERY,
     EngineProfile,
     ascii_text,
+    atom_table_size,
     beyond,
     server_source,
 )
@@ -153,7 +154,11 @@ class SubprocessBackend(Backend):
 
     # -- lifecycle ------------------------------------------------------------------------------
     def _load(self, task: Task) -> None:
-        exported = export_program(task, trust_data=self.options.trust_data)
+        exported = export_program(
+            task,
+            trust_data=self.options.trust_data,
+            rewrite_arithmetic=not self.profile.swi_arithmetic,
+        )
         self._check_gaps(task)
         if exported.first_string is not None and not self.profile.strings:
             raise DataError(
@@ -241,7 +246,10 @@ class SubprocessBackend(Backend):
         address_mb = None
         if limit is not None and self.profile.address_space_limit:
             address_mb = int(2 * limit + 1024)
-        engine = EngineProcess(command, self._workdir, address_space_mb=address_mb)
+        env = None
+        if self.profile.atom_table_env is not None:  # sized to the data (GNU Prolog)
+            env = {self.profile.atom_table_env: str(atom_table_size(self._exported.text))}
+        engine = EngineProcess(command, self._workdir, address_space_mb=address_mb, env=env)
         self._engine = engine
         timeout = self.opts.startup_timeout
         try:

@@ -94,22 +94,54 @@ def detect_formats(path: Path) -> list[Detection]:
 
 
 def load_task(
-    path: str | Path, format: str = "auto", stem: str | None = None, *, strict: bool = False
+    path: str | Path,
+    format: str = "auto",
+    stem: str | None = None,
+    *,
+    strict: bool = False,
+    trust_data: bool = False,
 ) -> Task:
     """Load a task from a dataset folder or file stem.
 
     ``format`` is ``auto`` or the name of a registered format (:data:`FORMATS`); ``stem``
     picks one task in a folder holding several (e.g. ``advisedby`` in UW-CSE's
-    ``advisedby.b``/``ai.b`` folder).  A directive with a syntax error is reported (in
-    ``Task.warnings``) and skipped, as SWI-Prolog does; ``strict`` refuses it instead.
+    ``advisedby.b``/``ai.b`` folder).  A clause or directive of a background or mode file
+    with a syntax error is reported (one summary in ``Task.warnings``) and skipped, as
+    SWI-Prolog does; ``strict`` refuses it instead.
+    Files the data includes or consults are read within the dataset folder and the folder
+    holding it; elsewhere only with ``trust_data``.
     """
-    from ilpkit.core.formats.prolog_source import STRICT
+    from ilpkit.core.formats.prolog_source import DATASET_FOLDER, STRICT, TRUSTED
 
-    token = STRICT.set(strict)
+    p = Path(path)
+    folder = p if p.is_dir() else p.parent
+    tokens = (STRICT.set(strict), TRUSTED.set(trust_data), DATASET_FOLDER.set(folder))
     try:
-        return _load_task(path, format, stem)
+        task = _load_task(path, format, stem)
+        if stem is not None and not _names_stem(task, stem):
+            where = ", ".join(Path(s).name for s in task.sources[:4])
+            raise FormatError(
+                f"{path}: no task {stem!r}; this folder holds one task, {task.name!r} "
+                f"({where}{', ...' if len(task.sources) > 4 else ''}): leave out --stem"
+            )
+        return task
     finally:
-        STRICT.reset(token)
+        STRICT.reset(tokens[0])
+        TRUSTED.reset(tokens[1])
+        DATASET_FOLDER.reset(tokens[2])
+
+
+def _names_stem(task: Task, stem: str) -> bool:
+    """Whether the task read for ``--stem stem`` is one the stem chose: a file, folder or
+    BoostSRL prefix of that name among its sources, its name, or a fold (formats that hold one
+    task may not look at ``stem`` at all)."""
+    if task.name == stem or task.name.endswith("/" + stem) or stem in task.fold_names:
+        return True
+    for source in task.sources:
+        for part in Path(source).parts:
+            if part == stem or Path(part).stem == stem or part.startswith(stem + "_"):
+                return True
+    return False
 
 
 def _load_task(path: str | Path, format: str, stem: str | None) -> Task:

@@ -75,7 +75,12 @@ from ilpkit.core.errors import (
     PrologSyntaxError,
     SourceLocation,
 )
-from ilpkit.core.formats.prolog_source import check_not_system
+from ilpkit.core.formats.prolog_source import (
+    STRICT,
+    check_inside,
+    check_not_system,
+    skipped_summary,
+)
 from ilpkit.core.formats.writer import safe_stem, write_lines
 from ilpkit.core.reader import PrologReader, ReadTerm
 from ilpkit.core.task import NEG, POS, ExampleBuilder, Program, SourcedTerm, Task
@@ -671,6 +676,8 @@ class _Loader:
         self.directives: list[SourcedTerm] = []
         self.warnings: list[str] = []
         self.syntax_errors: list[tuple[SourceLocation, str]] = []
+        self._skippable: set[tuple[SourceLocation, str]] = set()
+        """Syntax errors in background and facts files: skipped unless loading strictly."""
         self._facts_seen: set[tuple[str, tuple[Term, ...]]] = set()
         self._rules_seen: set[Clause] = set()
         self._loaded: set[Path] = set()
@@ -717,10 +724,16 @@ class _Loader:
             self._simple_facts(simple, name, role, fold)
             return
         reader = PrologReader(double_quotes="atom")
+        read: list[ReadTerm] = []
+        unreadable: PrologSyntaxError | None = None
+        try:  # read whole first: the reader reports its syntax errors at the end
+            read.extend(reader.read_text(text, name))
+        except PrologSyntaxError as err:
+            unreadable = err
         events: Iterator[tuple[int, int, Term | _Statement | ReadTerm]] = heapq.merge(
             ((st.line, 0, st) for st in splitter.statements),
             simple,
-            ((rt.line, 1, rt) for rt in reader.read_text(text, name)),
+            ((rt.line, 1, rt) for rt in read),
             key=lambda event: (event[0], event[1]),
         )
         try:
@@ -731,8 +744,12 @@ class _Loader:
                     self._term(item.term, item.location, role, fold, state.prolog_vars)
                 else:
                     self._term(item, SourceLocation(name, line, 1), role, fold, False)
+            if unreadable is not None:
+                raise unreadable
         except PrologSyntaxError as err:
             self.syntax_errors.extend(err.errors)
+            if role in ("bk", "facts") and not err.truncated:
+                self._skippable.update(err.errors)
 
     def _simple_facts(
         self, facts: Iterable[tuple[int, int, Struct]], name: str, role: Role, fold: str | None
@@ -753,8 +770,13 @@ class _Loader:
         loc = SourceLocation(str(state.path), st.line, 1)
         if not st.balanced:
             hint = " ('%' starts a comment in BoostSRL files)" if "%" in st.raw else ""
+            message = f"{st.raw}: a bracket or quote is not closed{hint}"
+            if state.role == "bk" and not STRICT.get():  # skipped, in the summary
+                self.syntax_errors.append((loc, message))
+                self._skippable.add((loc, message))
+                return
             error = BiasError if st.key == "mode" else DataError
-            raise error(f"{loc}: {st.raw}: a bracket or quote is not closed{hint}")
+            raise error(f"{loc}: {message}")
         key = st.key.lower()
         if key == "mode":
             modes, notes = parse_boostsrl_mode(st.value, loc, st.raw)
@@ -763,6 +785,7 @@ class _Loader:
                 self.mode_notes.setdefault(note, []).append(loc)
         elif key == "import":
             target = self._import_path(st.value, state.path, loc)
+            check_inside(target, loc, repr(st.value))
             self.load_file(target, state.role, state.fold, prolog_vars=state.prolog_vars)
         elif key in ("setparam", "setparameter"):
             self._set_param(st.value, loc)
@@ -872,6 +895,10 @@ class _Loader:
 
     # -- result -----------------------------------------------------------------------------
     def task(self) -> Task:
+        skipped = [e for e in self.syntax_errors if e in self._skippable]
+        if skipped and not STRICT.get():
+            self.syntax_errors = [e for e in self.syntax_errors if e not in self._skippable]
+            self.warnings.append(skipped_summary(skipped))
         if self.syntax_errors:
             raise PrologSyntaxError(self.syntax_errors[:25], len(self.syntax_errors) > 25)
         for key, items in self.keyword_items.items():

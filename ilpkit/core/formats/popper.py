@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 from ilpkit.core.bias import Bias, Mode, Settings, parse_mode, value_to_term
-from ilpkit.core.errors import BiasError, DataError, FormatError, SourceLocation
+from ilpkit.core.errors import BiasError, DataError, FormatError, PrologSyntaxError, SourceLocation
 from ilpkit.core.formats.prolog_source import SourceLoader
 from ilpkit.core.formats.writer import write_lines
 from ilpkit.core.reader import OperatorTable, PrologReader
@@ -127,6 +127,8 @@ class PopperBias:
     other: dict[str, list[tuple[Term, SourceLocation | None]]] = field(default_factory=dict)
     max_body: tuple[int, SourceLocation | None] | None = None
     warnings: list[str] = field(default_factory=list)
+    syntax_errors: list[tuple[SourceLocation, str]] = field(default_factory=list)
+    """Declarations with a syntax error (skipped, or refused when loading strictly)."""
 
     def add(self, term: Term, loc: SourceLocation | None) -> None:
         """Interpret one fact of the bias file."""
@@ -301,8 +303,13 @@ def read_bias_file(path: Path) -> PopperBias:
     bias = PopperBias()
     for line in skipped:
         bias.warnings.append(f"{path}:{line}:1: clingo directive (#...) not used")
-    for rt in PrologReader(ops=ops, double_quotes="atom").read_text(prolog, str(path)):
-        bias.add(rt.term, rt.location)
+    try:
+        for rt in PrologReader(ops=ops, double_quotes="atom").read_text(prolog, str(path)):
+            bias.add(rt.term, rt.location)
+    except PrologSyntaxError as err:
+        if err.truncated:
+            raise
+        bias.syntax_errors.extend(err.errors)  # skipped with the loader's summary
     return bias
 
 
@@ -444,9 +451,12 @@ def _stem_layout(folder: Path, sets: _ExampleSets, stem: str) -> _Layout:
         target, extra_bk = sets.folds[stem]
     if target is None:
         choices = sorted({*sets.stems, *sets.folds})
-        raise FormatError(
-            f"{folder}: no example set {stem!r}; choices: " + (", ".join(choices) or "none")
-        )
+        if not choices:
+            one = f"one, {sets.plain.name}" if sets.plain is not None else "none"
+            raise FormatError(
+                f"{folder}: no example set {stem!r}; this folder holds {one}: leave out --stem"
+            )
+        raise FormatError(f"{folder}: no example set {stem!r}; choices: " + ", ".join(choices))
     bk = _require_bk(folder, (_bk_files(folder) or _bk_files(folder.parent)) + extra_bk)
     return _Layout(name, _bias_file(folder), bk, [(target, None)])
 
@@ -621,6 +631,7 @@ class PopperFormat:
         loader.notes.extend(layout.notes)
         loader.sources.append(str(layout.bias))
         bias = read_bias_file(layout.bias)
+        loader.add_skippable_errors(bias.syntax_errors)
         bias.apply_settings(loader.bias.settings)
         for bk in layout.bk:
             _load_background(loader, bk)

@@ -9,7 +9,7 @@ trusts the data.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Final, Literal
@@ -113,6 +113,9 @@ class SourceLoader:
         self.bias_facts: list[SourcedTerm] = []
         self.max_errors = max_errors
         self._syntax_errors: list[tuple[SourceLocation, str]] = []
+        self._skippable: set[tuple[SourceLocation, str]] = set()
+        """Errors in background and bias files (clauses, mode declarations): skipped unless
+        :data:`STRICT`; an error in an examples file always refuses."""
         self._truncated = False
         self._loading: list[Path] = []
         self.on_fact: Callable[[Term, SourceLocation], bool] | None = None
@@ -173,6 +176,8 @@ class SourceLoader:
                 self.clause(term, loc, section or role, fold)
         except PrologSyntaxError as err:
             self._syntax_errors.extend(err.errors)
+            if role in ("background", "bias"):
+                self._skippable.update(err.errors)
             self._truncated = self._truncated or err.truncated
             if len(self._syntax_errors) >= self.max_errors:
                 self.raise_syntax_errors()
@@ -181,22 +186,27 @@ class SourceLoader:
         if skipping:
             self.warnings.append(f"{path}: ':- if' without ':- endif'")
 
-    def skip_directive_errors(self) -> None:
-        """Report and skip syntax errors in directives (a broken ``:- modeb(...)``), as
-        SWI-Prolog and Aleph load the rest of a file; :data:`STRICT` refuses them instead.
-        Errors in facts and rules still refuse the data: skipping them would change it."""
+    def add_skippable_errors(self, errors: Sequence[tuple[SourceLocation, str]]) -> None:
+        """Syntax errors a format read itself (a Popper bias file), skipped as the background's."""
+        self._syntax_errors.extend(errors)
+        self._skippable.update(errors)
+
+    def skip_syntax_errors(self) -> None:
+        """Report and skip the clauses and directives with a syntax error in background and
+        bias files (a broken ``:- modeb(...)`` or ``q(a, b.``), as SWI-Prolog and Aleph load
+        the rest of a file, with one summary warning; :data:`STRICT` refuses them instead.
+        Errors in examples files still refuse the data (and so do directives there)."""
         if STRICT.get() or not self._syntax_errors or self._truncated:
             return
-        skipped = [(loc, msg) for loc, msg in self._syntax_errors if _in_directive(loc)]
+        skipped = [
+            (loc, msg)
+            for loc, msg in self._syntax_errors
+            if (loc, msg) in self._skippable or _in_directive(loc)
+        ]
         if not skipped:
             return
         self._syntax_errors = [e for e in self._syntax_errors if e not in skipped]
-        shown = "; ".join(f"{loc}: {msg}" for loc, msg in skipped[:5])
-        self.warnings.append(
-            f"{len(skipped)} directive(s) with a syntax error skipped (load with strict=True, "
-            f"or `ilpkit data check --strict`, to refuse them): {shown}"
-            + (" ..." if len(skipped) > 5 else "")
-        )
+        self.warnings.append(skipped_summary(skipped))
 
     def raise_syntax_errors(self) -> None:
         if self._syntax_errors:
@@ -347,6 +357,7 @@ class SourceLoader:
         for ext in INCLUDE_EXTENSIONS:
             candidate = base.with_name(base.name + ext) if ext else base
             if candidate.is_file():
+                check_inside(candidate, loc, repr(item.value))
                 self.load_file(candidate, role, fold)
                 return
         tried = ", ".join(str(base) + ext for ext in INCLUDE_EXTENSIONS)
@@ -354,7 +365,7 @@ class SourceLoader:
 
     # -- result -----------------------------------------------------------------------------
     def task(self) -> Task:
-        self.skip_directive_errors()
+        self.skip_syntax_errors()
         self.raise_syntax_errors()
         task = Task(
             name=self.name,
@@ -374,7 +385,41 @@ class SourceLoader:
 
 STRICT: ContextVar[bool] = ContextVar("ilpkit_strict_loading", default=False)
 """``True`` while :func:`ilpkit.core.formats.load_task` runs with ``strict=True``: a
-directive with a syntax error then refuses the data instead of being skipped."""
+background or mode clause with a syntax error then refuses the data instead of being
+skipped."""
+
+
+DATASET_FOLDER: ContextVar[Path | None] = ContextVar("ilpkit_dataset_folder", default=None)
+"""The folder :func:`ilpkit.core.formats.load_task` reads (None: no boundary)."""
+TRUSTED: ContextVar[bool] = ContextVar("ilpkit_trusted_loading", default=False)
+"""``load_task(trust_data=True)``: included files are read wherever they are."""
+
+
+def check_inside(file: Path, loc: SourceLocation, shown: str) -> None:
+    """Refuse a file the data includes or consults from outside the dataset folder and the
+    folder holding it (where tasks share files such as ``../common_bk.pl``), unless trusted:
+    data should not read ``/etc/...`` or another user's files on its own."""
+    folder = DATASET_FOLDER.get()
+    if folder is None or TRUSTED.get():
+        return
+    root = folder.resolve().parent
+    resolved = file.resolve()
+    if resolved == root or root in resolved.parents:
+        return
+    raise DataError(
+        f"{loc}: {shown} is {resolved}, outside the dataset folder {folder} and the folder "
+        "holding it; not read (pass --trust-data, or trust_data=True, to read it)"
+    )
+
+
+def skipped_summary(skipped: Sequence[tuple[SourceLocation, str]]) -> str:
+    """The warning listing clauses skipped for a syntax error (the first five, located)."""
+    shown = "; ".join(f"{loc}: {msg}" for loc, msg in skipped[:5])
+    return (
+        f"{len(skipped)} clause(s) with a syntax error skipped (load with strict=True, "
+        f"`--set data.strict=true`, or `ilpkit data check --strict`, to refuse them): {shown}"
+        + (" ..." if len(skipped) > 5 else "")
+    )
 
 
 def _in_directive(loc: SourceLocation) -> bool:

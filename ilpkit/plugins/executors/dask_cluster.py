@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ilpkit.core.errors import BackendUnavailable
 from ilpkit.core.executor import ExecutorBase, WorkerLost
 from ilpkit.core.plugins import PluginSpec
+from ilpkit.core.timelimit import carry_time_limit, unwrap_time_limit
 
 U = TypeVar("U")
 R = TypeVar("R")
@@ -70,7 +71,8 @@ class DaskExecutor(ExecutorBase):
 
     def map(self, fn: Callable[[U], R], units: Iterable[U]) -> Iterator[R]:
         self._check_open()
-        futures = self._client.map(fn, list(units), pure=False)
+        # --time-limit reaches the workers' searches
+        futures = self._client.map(carry_time_limit(fn), list(units), pure=False)
         # done futures would keep their results on the cluster
         self._futures = [f for f in self._futures if not f.done()] + futures
         return self._results(futures)
@@ -79,7 +81,7 @@ class DaskExecutor(ExecutorBase):
         try:
             for future in futures:
                 try:
-                    result: R = future.result()
+                    result: R = unwrap_time_limit(future.result())
                 except self._killed_worker as exc:
                     raise WorkerLost(f"dask workers kept dying running a unit: {exc}") from None
                 yield result

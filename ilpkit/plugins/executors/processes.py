@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ilpkit.core import lifecycle
 from ilpkit.core.executor import ExecutorBase, WorkerLost
 from ilpkit.core.plugins import PluginSpec
+from ilpkit.core.timelimit import carry_time_limit, unwrap_time_limit
 
 U = TypeVar("U")
 R = TypeVar("R")
@@ -69,13 +70,20 @@ class ProcessesExecutor(ExecutorBase):
 
     def map(self, fn: Callable[[U], R], units: Iterable[U]) -> Iterator[R]:
         self._check_open()
-        futures = [self._pool.submit(fn, unit) for unit in units]
-        # only unfinished ones matter to close(); done ones would keep their results alive
-        self._futures = [f for f in self._futures if not f.done()] + futures
-        self._workers.update(self._pool._processes or {})
+        futures: list[Future[Any]] = []
+        shipped = carry_time_limit(fn)  # --time-limit reaches the workers' searches
+        try:
+            for unit in units:
+                futures.append(self._pool.submit(shipped, unit))
+                self._workers.update(self._pool._processes or {})  # started on demand
+        except BrokenProcessPool:  # a worker died while units were still being submitted
+            raise WorkerLost(self._deaths()) from None
+        finally:
+            # only unfinished ones matter to close(); done ones would keep their results alive
+            self._futures = [f for f in self._futures if not f.done()] + futures
         return self._results(futures)
 
-    def _results(self, futures: list[Future[R]]) -> Iterator[R]:
+    def _results(self, futures: list[Future[Any]]) -> Iterator[Any]:
         # No future is cancelled here: the pool's manager thread, when a worker dies, sets an
         # exception on every pending future and fails on a cancelled one (Python 3.11).
         # ``close()`` stops whatever is still pending.
@@ -84,7 +92,7 @@ class ProcessesExecutor(ExecutorBase):
                 result = future.result()
             except BrokenProcessPool:
                 raise WorkerLost(self._deaths()) from None
-            yield result
+            yield unwrap_time_limit(result)
 
     def _deaths(self) -> str:
         """What happened to the workers that died, for :class:`WorkerLost`."""
@@ -117,8 +125,11 @@ class ProcessesExecutor(ExecutorBase):
             return
         self._closed = True
         lifecycle.untrack(self._kill_all)
-        if not all(f.done() for f in self._futures):
-            # the pool's manager thread sees the workers die and fails the pending futures
+        if self._pool._broken or not all(f.done() for f in self._futures):
+            # Units still running: the pool's manager thread sees the workers die and fails
+            # the pending futures. A broken pool (a worker died): its manager thread has
+            # failed every future and now joins the other workers, which it only asked to
+            # stop -- make sure they do, or shutdown() below waits for ever.
             self._stop_workers()
         self._pool.shutdown(wait=True)
 

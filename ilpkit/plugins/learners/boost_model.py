@@ -18,6 +18,7 @@ from rich.table import Table
 
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.learner import MODEL_FORMAT_VERSION, ClauseBackend, Rule, parse_clause
+from ilpkit.core.limits import coverage_within_limits
 from ilpkit.core.terms import Clause
 from ilpkit.plugins.learners.boost_weak import most_specific
 
@@ -159,7 +160,7 @@ class BoostModel:
 
         def cover(clause: Clause) -> npt.NDArray[np.int64]:
             if clause not in covered:
-                covered[clause] = backend.coverage(clause, among).ids
+                covered[clause] = coverage_within_limits(backend, clause, among).ids
             return covered[clause]
 
         total = np.zeros(n, dtype=np.float64)

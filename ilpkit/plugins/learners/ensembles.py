@@ -34,6 +34,7 @@ from ilpkit.core.learner import (
     Rule,
     Shipped,
 )
+from ilpkit.core.limits import coverage_within_limits
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.task import Task
 from ilpkit.plugins.learners.theory import TheoryLearner, TheoryModel, TheoryOptions
@@ -128,7 +129,7 @@ class AlephEnsembleModel:
             for clause in member.clauses():
                 key = str(clause)
                 if key not in covered_by:
-                    covered_by[key] = backend.coverage(clause, among).ids
+                    covered_by[key] = coverage_within_limits(backend, clause, among).ids
                 says[covered_by[key]] = True
             votes += says
         return votes[ids]

@@ -49,6 +49,7 @@ from ilpkit.core.learner import (
     rule_stats,
     subset_weighting,
 )
+from ilpkit.core.limits import coverage_within_limits
 from ilpkit.core.metrics import aurpc, f1, pr_points_from_counts
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.search import Evaluated, SearchContext
@@ -189,7 +190,7 @@ def search_seed(
         if score <= best_score.get(b, -1.0):
             return
         if options.min_tune_pos > 0:
-            covered = ctx.backend.coverage(e.clause, tune_among)
+            covered = coverage_within_limits(ctx.backend, e.clause, tune_among)
             if len(covered) < options.min_tune_pos:
                 return
         best_score[b] = score
@@ -321,7 +322,7 @@ def bin_matches(
         counts = np.zeros(len(ids), dtype=np.int64)
         for clause in clauses:
             if clause not in cache:
-                cache[clause] = position[backend.coverage(clause, among).ids]
+                cache[clause] = position[coverage_within_limits(backend, clause, among).ids]
             counts[cache[clause]] += 1
         out[b] = counts
     return out

@@ -42,6 +42,7 @@ from ilpkit.core.learner import (
     LearnerCapabilities,
     Rule,
 )
+from ilpkit.core.limits import coverage_within_limits
 from ilpkit.core.metrics import f1
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.task import NEG, POS, Task
@@ -140,8 +141,11 @@ class SingleTheoryModel:
         tune_fp: list[float],
         tune_p: float,
         tune_n: float,
+        info: dict[str, Any] | None = None,
     ) -> None:
         self.theory = theory
+        self.info = dict(info or {})
+        """How the model was learnt (backend, limits met; saved with it)."""
         self.options = options
         self.tune_tp = np.asarray(tune_tp, dtype=np.float64)
         self.tune_fp = np.asarray(tune_fp, dtype=np.float64)
@@ -163,7 +167,7 @@ class SingleTheoryModel:
         clauses = self.theory.clauses()
         out = np.zeros((len(ids), len(clauses)), dtype=bool)
         for j, clause in enumerate(clauses):
-            out[position[backend.coverage(clause, among).ids], j] = True
+            out[position[coverage_within_limits(backend, clause, among).ids], j] = True
         return out
 
     def score(
@@ -204,6 +208,7 @@ class SingleTheoryModel:
                 "n": self.tune_n,
             },
             "rules": [r.to_json() for r in self.rules()],
+            "info": self.info,
         }
 
     @classmethod
@@ -216,6 +221,7 @@ class SingleTheoryModel:
             tune["fp"],
             float(tune["p"]),
             float(tune["n"]),
+            data.get("info", {}),
         )
 
 
@@ -247,12 +253,12 @@ class SingleTheoryLearner:
         among = Coverage(tune, n_examples)
         tps, fps = [], []
         for clause in theory.clauses():
-            hit = position[ctx.backend.coverage(clause, among).ids]
+            hit = position[coverage_within_limits(ctx.backend, clause, among).ids]
             tps.append(float(weights[hit][labels[hit] == POS].sum()))
             fps.append(float(weights[hit][labels[hit] == NEG].sum()))
         p = float(weights[labels == POS].sum())
         n = float(weights[labels == NEG].sum())
-        return SingleTheoryModel(theory, self.options, tps, fps, p, n)
+        return SingleTheoryModel(theory, self.options, tps, fps, p, n, dict(theory.info))
 
 
 SPEC = PluginSpec(

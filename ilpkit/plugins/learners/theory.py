@@ -32,6 +32,7 @@ from ilpkit.core.learner import (
     rule_stats,
     subset_weighting,
 )
+from ilpkit.core.limits import coverage_within_limits
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.search import Acceptance, Evaluated, SearchContext, time_is_up
 from ilpkit.core.task import NEG, POS, Task
@@ -170,6 +171,7 @@ class TheoryLearner:
             minpos=float(settings["minpos"]),
             minacc=float(settings["minacc"]),
             noise=float(settings["noise"]),
+            minscore=float(settings["minscore"]),
         )
         clauses: list[Clause] = []
         found_after: list[int] = []
@@ -197,6 +199,7 @@ class TheoryLearner:
                 rng=ctx.rng("theory-search", searches),
                 clauselength=int(settings["clauselength"]),
                 acceptance=acceptance,
+                explore=bool(settings["explore"]),
                 among=Coverage(active, n, trusted=True),
                 observers=list(ctx.observers),
                 tune_positives=tune_positives,
@@ -255,7 +258,7 @@ class _TuneCheckedSearch(SearchContext):
             return True
         ok = self._tune_ok.get(e.body)
         if ok is None:
-            covered = self.backend.coverage(e.clause, self.tune_positives)
+            covered = coverage_within_limits(self.backend, e.clause, self.tune_positives)
             ok = self._tune_ok[e.body] = len(covered) >= self.min_tune_pos
         return ok
 

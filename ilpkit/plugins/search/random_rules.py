@@ -41,6 +41,7 @@ from ilpkit.core.bias import Bias
 from ilpkit.core.bottom import BottomClause
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.errors import BiasError, ConfigError
+from ilpkit.core.limits import coverage_many_within_limits
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.refine import ClauseIds, Refiner
 from ilpkit.core.search import BudgetExhausted, Evaluated, SearchContext
@@ -210,7 +211,7 @@ class RandomRuleGenerator:
             prefixes = prefix_clauses(bottom, order)
             started = time.process_time()
             asked = prefixes if self.prefixes else prefixes[-1:]
-            coverage = self.backend.coverage_many(asked, self.among)
+            coverage = coverage_many_within_limits(self.backend, asked, self.among)
             self.coverage_seconds += time.process_time() - started
             self.generated += 1
             self.clauses += len(asked)

@@ -1,9 +1,14 @@
 """``topdown`` and ``bf``: Aleph's top-down search from the most general clause.
 
-Dissertation Table 2.3: keep an open list of evaluated clauses; repeatedly take the best
-(``topdown``, Aleph's ``search=heuristic``) or the oldest (``bf``, breadth-first), and
-evaluate its refinements -- each adds one legal literal of the bottom clause (coverage tested
-on the parent's covered examples only).  The best acceptable clause seen is returned.
+Dissertation Table 2.3: keep an open list of evaluated clauses; repeatedly take the next one
+and evaluate its refinements -- each adds one legal literal of the bottom clause (coverage
+tested on the parent's covered examples only).  The best acceptable clause seen is returned.
+
+Which clause is next follows the Aleph manual's ``search`` setting (section "Search
+strategies"): ``topdown`` (Aleph's ``search=heuristic``) takes the best-scored clause; ``bf``
+(``search=bf``, Aleph's default) takes a shortest clause, and among clauses of that length
+the best-scored one (then the one evaluated first) -- breadth-first by length, re-ordered by
+evaluation within a length, not first-in first-out.
 
 Pruning (a refinement covers a subset of its parent's examples): a clause covering fewer
 than ``minpos`` positives is not expanded; a clause covering no negatives is not expanded
@@ -11,20 +16,67 @@ either (specialising it cannot raise its precision), and neither is a clause at
 ``clauselength``; with ``prune_by_bound`` (default, as Aleph), a clause is not expanded when
 even a refinement keeping all its positives and no negatives could not beat the best clause
 found -- valid for scorers that grow with TP and shrink with FP and length (all built-in
-ones).  The same literal set reached in two orders is evaluated once.
+ones).  What "could not beat" means is Aleph's ``explore`` setting (manual, "explore"):
+without it a clause whose bound is *no better* than the best is pruned (bound <= best); with
+it only a clause *definitely worse* is pruned (bound < best), so refinements as good as the
+best are still reached.  Before any clause is acceptable, a clause whose bound is below
+Aleph's ``minscore`` is pruned: none of its refinements could be accepted.
+The same literal set reached in two orders is evaluated once.  Memory: only clauses that
+can still be expanded wait on the open list, and the context's memo of evaluated clauses is
+off (the visited set already keeps a clause from being evaluated twice), so a search holds
+the coverage of its open list, not of every clause it evaluated -- and a waiting clause's
+coverage is packed as a bitset when that is smaller (one bit an example).
 """
 
 from __future__ import annotations
 
 import heapq
 import itertools
+import math
+from dataclasses import dataclass, replace
 from typing import Literal
 
+import numpy as np
+import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
-from ilpkit.core.coverage import Counts
+from ilpkit.core.coverage import Counts, Coverage
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.search import BudgetExhausted, Evaluated, SearchContext, sort_key
+
+
+@dataclass(frozen=True, slots=True)
+class _Waiting:
+    """A clause waiting on the open list with its coverage packed as a bitset (one bit an
+    example instead of eight bytes a covered example); unpacked when it is expanded."""
+
+    clause: Evaluated  # its coverage emptied
+    bits: npt.NDArray[np.uint8]
+
+    def unpack(self) -> Evaluated:
+        size = self.clause.coverage.size
+        ids = np.flatnonzero(np.unpackbits(self.bits, count=size)).astype(np.int64)
+        return replace(self.clause, coverage=Coverage(ids, size, trusted=True))
+
+
+PACK_FROM = 512
+"""Covered examples from which a waiting clause's coverage is packed."""
+
+
+def waiting(e: Evaluated) -> Evaluated | _Waiting:
+    """``e`` as it waits on the open list: packed when it covers at least ``PACK_FROM``
+    examples (4 KB of ids; smaller ones are not worth the packing's CPU) and the bitset is
+    the smaller."""
+    ids, size = e.coverage.ids, e.coverage.size
+    if ids.size < PACK_FROM or ids.size * 64 <= size:
+        return e
+    mask = np.zeros(size, dtype=np.bool_)
+    mask[ids] = True
+    return _Waiting(replace(e, coverage=Coverage.empty(size)), np.packbits(mask))
+
+
+_Entry = tuple[tuple[float, int, int] | tuple[int, float, int], int, Evaluated | _Waiting]
+"""An open-list entry: the order key, a tie-breaking counter, the clause."""
 
 
 class TopDownOptions(BaseModel):
@@ -47,7 +99,8 @@ class TopDownOptions(BaseModel):
 
 
 class TopDown:
-    """Best-first (``order="best"``) or breadth-first (``order="fifo"``) top-down search."""
+    """Best-first (``order="best"``) or Aleph's breadth-first (``order="fifo"``: shortest
+    clauses first, the best-scored first within a length) top-down search."""
 
     def __init__(
         self, options: TopDownOptions | None = None, order: Literal["best", "fifo"] = "best"
@@ -59,8 +112,9 @@ class TopDown:
     def run(self, ctx: SearchContext) -> Evaluated | None:
         best: Evaluated | None = None
         tie = itertools.count()
-        open_list: list[tuple[tuple[float, int, int] | int, int, Evaluated]] = []
+        open_list: list[_Entry] = []
         visited: set[tuple[int, ...]] = set()
+        ctx.memo = False
         try:
             root = ctx.evaluate(())
             visited.add(())
@@ -68,9 +122,12 @@ class TopDown:
                 best = root
             self._push(open_list, root, next(tie))
             while open_list:
-                node = heapq.heappop(open_list)[2]
+                item = heapq.heappop(open_list)[2]
+                node = item.clause if isinstance(item, _Waiting) else item
                 if not self._expandable(node, ctx) or self._hopeless(node, best, ctx):
                     continue
+                if isinstance(item, _Waiting):
+                    node = item.unpack()
                 children = []
                 for k in ctx.refiner.additions(node.body):
                     body = ctx.refiner.add(node.body, k)
@@ -83,7 +140,8 @@ class TopDown:
                     child = ctx.evaluate(body, parent=node)
                     if ctx.acceptable(child) and ctx.better(child, best):
                         best = child
-                    self._push(open_list, child, next(tie))
+                    if self._expandable(child, ctx):
+                        self._push(open_list, child, next(tie))
                 self._trim(open_list)
         except BudgetExhausted:
             pass
@@ -99,28 +157,41 @@ class TopDown:
     def _hopeless(self, node: Evaluated, best: Evaluated | None, ctx: SearchContext) -> bool:
         """Refinements cover subsets of ``node``'s examples and are longer, so for scorers
         that grow with TP and shrink with FP and length, none scores above ``node``'s TP
-        with no FP at the next length -- if that cannot beat ``best``, skip the node."""
-        if best is None or not self.options.prune_by_bound:
+        with no FP at the next length -- if that cannot beat ``best`` (or, before any clause
+        is acceptable, cannot reach ``minscore``), skip the node."""
+        if not self.options.prune_by_bound:
+            return False
+        floor = best.score if best is not None else ctx.acceptance.minscore
+        if floor == -math.inf:
             return False
         c = node.counts
         bound = ctx.scorer.score(Counts(c.tp, 0.0, c.p, c.n), len(node.body) + 2)
-        return bound <= best.score
+        if best is None or ctx.explore:
+            return bound < floor
+        return bound <= floor
 
     def _push(
         self,
-        heap: list[tuple[tuple[float, int, int] | int, int, Evaluated]],
+        heap: list[_Entry],
         e: Evaluated,
         order: int,
     ) -> None:
-        key: tuple[float, int, int] | int = sort_key(e) if self.order == "best" else order
-        heapq.heappush(heap, (key, order, e))
+        key = sort_key(e) if self.order == "best" else bf_key(e)
+        heapq.heappush(heap, (key, order, waiting(e)))
 
-    def _trim(self, heap: list[tuple[tuple[float, int, int] | int, int, Evaluated]]) -> None:
+    def _trim(self, heap: list[_Entry]) -> None:
         limit = self.options.openlist
         if limit is not None and len(heap) > limit:
             keep = heapq.nsmallest(limit, heap)
             heap[:] = keep
             heapq.heapify(heap)
+
+
+def bf_key(e: Evaluated) -> tuple[int, float, int]:
+    """Aleph's ``bf`` order: fewer literals first, then score descending, then evaluation
+    order (Aleph manual, ``search=bf``: shorter clauses first, re-ordered by evaluation
+    within a length)."""
+    return (len(e.body), -e.score, e.number)
 
 
 def _best_first(options: TopDownOptions) -> TopDown:

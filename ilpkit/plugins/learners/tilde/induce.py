@@ -25,6 +25,7 @@ import numpy.typing as npt
 from ilpkit.core.bias import Mode
 from ilpkit.core.bottom import BottomClause
 from ilpkit.core.coverage import Coverage
+from ilpkit.core.limits import coverage_many_within_limits
 from ilpkit.core.terms import Clause, Term
 from ilpkit.plugins.learners.tilde import splits
 from ilpkit.plugins.learners.tilde.refine import ConstantPool, Query, Refiner, head_query
@@ -131,8 +132,10 @@ class Inducer:
             return None
         queries = [query.extended(r) for r in candidates]
         n = len(self.positive)
-        coverages = self.backend.coverage_many(  # type: ignore[attr-defined]
-            [q.clause() for q in queries], Coverage(ids, n, trusted=True)
+        coverages = coverage_many_within_limits(
+            self.backend,
+            [q.clause() for q in queries],
+            Coverage(ids, n, trusted=True),
         )
         self.stats.refinements_evaluated += len(candidates)
         kind = self.options.split_score

@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.learner import parse_clause
+from ilpkit.core.limits import coverage_within_limits
 from ilpkit.core.terms import Clause, Term, to_prolog
 
 IdArray = npt.NDArray[np.int64]
@@ -100,7 +101,9 @@ class Tree:
             assert node.left is not None and node.right is not None
             left_body = body + node.test
             if len(here):
-                cov = backend.coverage(Clause(self.head, left_body), Coverage(here, n))
+                cov = coverage_within_limits(
+                    backend, Clause(self.head, left_body), Coverage(here, n)
+                )
                 left_ids = cov.ids
                 right_ids = np.setdiff1d(here, left_ids, assume_unique=True)
             else:

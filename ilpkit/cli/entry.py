@@ -1,0 +1,24 @@
+"""The ``ilpkit`` console script and ``python -m ilpkit``.
+
+Importing the command modules takes a moment (typer, pydantic, numpy); a Ctrl-C in that
+moment arrives before :class:`ilpkit.cli.errors.IlpkitGroup` has installed its handlers, and
+would print a ``KeyboardInterrupt`` traceback. This module imports nothing heavy itself, so it
+can turn that Ctrl-C into the same one line and exit code (130) as any other.
+"""
+
+from __future__ import annotations
+
+import sys
+
+EXIT_INTERRUPTED = 130
+
+
+def main() -> None:
+    """Import the CLI and run it; a Ctrl-C at any point is ``interrupted`` and exit 130."""
+    try:
+        from ilpkit.cli.main import app
+
+        app()
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        sys.exit(EXIT_INTERRUPTED)

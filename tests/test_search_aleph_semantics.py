@@ -1,0 +1,180 @@
+"""The top-down searches follow the Aleph manual's ``search=bf`` order and ``explore`` setting.
+
+Expected values are written from the manual's definitions (bf: shorter clauses first, then
+by evaluation within a length; explore: prune only what is definitely worse than the best)
+and Aleph's ``coverage`` evalfn (P - N), not read off the code's output.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from ilpkit.backends.native.engine import NativeBackend
+from ilpkit.core.coverage import Counts, Coverage, Weighting
+from ilpkit.core.plugins import get_plugin_manager
+from ilpkit.core.search import Acceptance, Evaluated, SearchContext, Trajectory
+from ilpkit.core.task import Task
+from ilpkit.plugins.search import topdown
+from ilpkit.plugins.search.topdown import TopDown, TopDownOptions, _Waiting, bf_key, waiting
+
+
+@pytest.fixture(scope="module")
+def trains(bundled: Callable[..., tuple[Task, NativeBackend]]) -> tuple[Task, NativeBackend]:
+    return bundled("trains")
+
+
+def context(
+    trains: tuple[Task, NativeBackend], budget: int, *, explore: bool = False
+) -> SearchContext:
+    task, backend = trains
+    return SearchContext(
+        bottom=backend.saturate(0),
+        backend=backend,
+        scorer=get_plugin_manager().make("scorer", "coverage"),
+        weighting=Weighting.of(task.examples),
+        budget=budget,
+        rng=random.Random(0),
+        clauselength=4,
+        acceptance=Acceptance(minpos=1, minacc=0.0, noise=0),
+        explore=explore,
+    )
+
+
+def fake(body: tuple[int, ...], tp: float, fp: float, number: int) -> Evaluated:
+    counts = Counts(tp, fp, 5.0, 5.0)
+    empty = Coverage(np.zeros(0, dtype=np.int64), 10, trusted=True)
+    return Evaluated(body, None, empty, counts, tp - fp, number)  # type: ignore[arg-type]
+
+
+def test_bf_key_orders_by_length_then_score_then_age() -> None:
+    # coverage scores (P - N): a=5-3=2, b=4-0=4, c=1-0=1 (one literal), d=5-5=0 (empty body)
+    a, b = fake((1,), 5, 3, number=2), fake((2,), 4, 0, number=3)
+    c, d = fake((0, 1), 1, 0, number=4), fake((), 5, 5, number=1)
+    e = fake((3,), 4, 0, number=5)  # ties b on score and length, evaluated later
+    order = sorted([a, b, c, d, e], key=bf_key)
+    assert [x.number for x in order] == [1, 3, 5, 2, 4]
+
+
+def test_bf_expands_shorter_first_and_the_best_first_within_a_length(
+    trains: tuple[Task, NativeBackend],
+) -> None:
+    ctx = context(trains, 400)
+    trajectory = Trajectory()
+    ctx.observers.append(trajectory)
+    TopDown(TopDownOptions(), "fifo").run(ctx)
+    by_number = {e.number: e for e in trajectory}
+    expanded = list(dict.fromkeys(e.parent for e in trajectory if e.parent is not None))
+    nodes = [by_number[k] for k in expanded]
+    # breadth-first by length; within one length, expanded in non-increasing P - N
+    for x, y in itertools.pairwise(nodes):
+        assert (len(x.body), -x.score) <= (len(y.body), -y.score)
+    # the first one-literal clause expanded is the best-scored one-literal clause (P - N
+    # recomputed here from the backend's coverage)
+    one = [e for e in trajectory if len(e.body) == 1]
+    first = next(n for n in nodes if len(n.body) == 1)
+    best_one = max(
+        ctx.weighting.counts(ctx.backend.coverage(e.clause)).tp
+        - ctx.weighting.counts(ctx.backend.coverage(e.clause)).fp
+        for e in one
+    )
+    assert first.score == best_one
+    assert len({len(n.body) for n in nodes}) >= 2  # the budget reached a second level
+
+
+@pytest.mark.parametrize(("explore", "pruned"), [(False, True), (True, False)])
+def test_explore_prunes_only_what_is_definitely_worse(explore: bool, pruned: bool) -> None:
+    """Coverage (P - N): a node with TP 5 has bound 5 - 0 = 5; the best scores 5 as well.
+    Without explore it is no better, so pruned; with explore it is not definitely worse."""
+
+    class Ctx:
+        scorer = get_plugin_manager().make("scorer", "coverage")
+
+    Ctx.explore = explore  # type: ignore[attr-defined]
+    node = fake((1,), 5, 3, number=2)
+    best = fake((2, 3), 5, 0, number=7)
+    assert TopDown()._hopeless(node, best, Ctx) is pruned  # type: ignore[arg-type]
+    worse = fake((1,), 4, 3, number=2)  # bound 4 < 5: pruned either way
+    assert TopDown()._hopeless(worse, best, Ctx) is True  # type: ignore[arg-type]
+
+
+def test_explore_keeps_searching_among_equally_good_clauses(
+    trains: tuple[Task, NativeBackend],
+) -> None:
+    plain, explored = context(trains, 100_000), context(trains, 100_000, explore=True)
+    best = TopDown(TopDownOptions(), "best").run(plain)
+    best_explored = TopDown(TopDownOptions(), "best").run(explored)
+    assert best is not None and best_explored is not None
+    # both reach the optimum 5 - 0 (the five eastbound trains); explore evaluates more
+    assert best.score == best_explored.score == 5.0
+    assert explored.evaluated > plain.evaluated
+
+
+@pytest.mark.parametrize(("minscore", "ok"), [(-np.inf, True), (3.0, True), (3.5, False)])
+def test_minscore_bounds_an_acceptable_clause(minscore: float, ok: bool) -> None:
+    # TP 4, FP 1: Aleph's coverage score P - N = 3; accepted iff 3 >= minscore
+    counts = Counts(4.0, 1.0, 5.0, 5.0)
+    assert Acceptance(minpos=1, minacc=0.0, noise=1, minscore=minscore).ok(counts, 3.0) is ok
+
+
+@pytest.mark.parametrize(("minscore", "found"), [(5.0, True), (6.0, False)])
+def test_minscore_above_the_reachable_ends_the_search_at_the_root(
+    trains: tuple[Task, NativeBackend], minscore: float, found: bool
+) -> None:
+    """Trains (5 eastbound, 5 westbound) under coverage: the root's refinements score at most
+    5 - 0 = 5, so minscore 6 is out of reach -- the root is pruned, one clause evaluated --
+    while minscore 5 still finds short(B), closed(B) with P - N = 5."""
+    ctx = context(trains, 100_000)
+    ctx.acceptance = Acceptance(minpos=1, minacc=0.0, noise=0, minscore=minscore)
+    best = TopDown(TopDownOptions(), "best").run(ctx)
+    if found:
+        assert best is not None and best.score == 5.0
+    else:
+        assert best is None and ctx.evaluated == 1
+
+
+def test_a_waiting_clause_packs_its_coverage_when_the_bitset_is_smaller(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(topdown, "PACK_FROM", 1)
+    # 5 covered of 100: 5 x 8 = 40 bytes of ids against a 13-byte bitset -> packed
+    e = fake((1,), 4, 1, number=3)
+    e = Evaluated(e.body, e.clause, Coverage([0, 5, 63, 64, 99], 100), e.counts, e.score, e.number)
+    packed = waiting(e)
+    assert isinstance(packed, _Waiting) and packed.bits.nbytes == 13
+    back = packed.unpack()
+    assert back.coverage.ids.tolist() == [0, 5, 63, 64, 99] and back.coverage.size == 100
+    assert (back.body, back.counts, back.score, back.number) == (e.body, e.counts, 3.0, 3)
+    # 1 covered of 1,000: 8 bytes of ids against 125 of bitset -> kept as it is
+    small = Evaluated(e.body, e.clause, Coverage([7], 1000), e.counts, e.score, e.number)
+    assert waiting(small) is small
+
+
+@pytest.mark.parametrize("order", ["best", "fifo"])
+def test_packing_the_open_list_changes_nothing_searched(
+    trains: tuple[Task, NativeBackend], order: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def stream() -> list[tuple[tuple[int, ...], float]]:
+        ctx, trajectory = context(trains, 500), Trajectory()
+        ctx.observers.append(trajectory)
+        TopDown(TopDownOptions(), order).run(ctx)  # type: ignore[arg-type]
+        return [(e.body, e.score) for e in trajectory]
+
+    monkeypatch.setattr(topdown, "PACK_FROM", 1)  # trains covers at most 10 examples
+    packed = stream()
+    monkeypatch.setattr(topdown, "waiting", lambda e: e)
+    assert stream() == packed
+
+
+def test_a_clause_covering_few_examples_is_not_packed() -> None:
+    # 511 covered of 100,000: 4,088 bytes of ids, under PACK_FROM = 512 -> kept as it is
+    e = fake((1,), 4, 1, number=3)
+    few = Evaluated(e.body, e.clause, Coverage(range(511), 100_000), e.counts, 3.0, 3)
+    assert waiting(few) is few
+    # 512 covered of 2,000: 4,096 bytes against a 250-byte bitset -> packed
+    many = Evaluated(e.body, e.clause, Coverage(range(512), 2_000), e.counts, 3.0, 3)
+    assert isinstance(waiting(many), _Waiting)
