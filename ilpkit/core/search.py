@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from ilpkit.core.backend import BackendProtocol
 from ilpkit.core.bottom import BottomClause
 from ilpkit.core.coverage import Counts, Coverage, Weighting
+from ilpkit.core.errors import IlpkitError
 from ilpkit.core.limits import coverage_within_limits
 from ilpkit.core.limits import limits_exceeded as limits_exceeded  # re-exported
 from ilpkit.core.limits import note_limit as note_limit  # re-exported
@@ -114,6 +115,8 @@ class SearchContext:
     again; a search that never meets a clause twice turns it off to hold less memory."""
     _memo: dict[ClauseIds, Evaluated] = field(default_factory=dict, repr=False)
     _refiner: Refiner | None = field(default=None, repr=False)
+    _ahead: dict[ClauseIds, tuple[Coverage, Coverage]] = field(default_factory=dict, repr=False)
+    """Coverage computed by :meth:`prefetch`, with the ``among`` it was computed on."""
 
     @property
     def refiner(self) -> Refiner:
@@ -143,7 +146,11 @@ class SearchContext:
             among = self.among
             if parent is not None and set(parent.body) <= set(body):
                 among = parent.coverage
-            coverage = coverage_within_limits(self.backend, clause, among)
+            ahead = self._ahead.pop(body, None)
+            if ahead is not None and ahead[0] is among:
+                coverage = ahead[1]
+            else:
+                coverage = coverage_within_limits(self.backend, clause, among)
         else:
             coverage = known.coverage
         counts = self.weighting.counts(coverage)
@@ -166,6 +173,37 @@ class SearchContext:
         for observer in self.observers:
             observer(result)
         return result
+
+    def prefetch(self, bodies: Sequence[ClauseIds], parent: Evaluated) -> None:
+        """Ask the backend, in one ``coverage_many`` call, for the coverage of the
+        refinements ``bodies`` of ``parent`` that :meth:`evaluate` is about to be asked for
+        (in that order; as many as the budget leaves).  Only for a backend that says a batch
+        is cheaper than its clauses one by one (``prefers_batches``: a Prolog engine, one
+        round trip per batch); the results are what :meth:`evaluate` would compute, which
+        then takes them instead.  A batch that fails (a clause over a resource limit, an
+        engine error) is dropped: :meth:`evaluate` then asks clause by clause, as without
+        it, and reports the error at the same clause."""
+        if not getattr(self.backend, "prefers_batches", False):
+            return
+        if self.evaluated >= self.budget or time_is_up():
+            return
+        among = parent.coverage
+        mine = set(parent.body)
+        todo: list[ClauseIds] = []
+        for body in bodies:
+            if len(todo) >= self.remaining:
+                break
+            if body in self._memo or body in self._ahead or not mine <= set(body):
+                continue
+            todo.append(body)
+        if len(todo) < 2:
+            return
+        try:
+            got = self.backend.coverage_many([self.bottom.clause(b) for b in todo], among)
+        except IlpkitError:
+            return
+        for body, coverage in zip(todo, got, strict=True):
+            self._ahead[body] = (among, coverage)
 
     def better(self, a: Evaluated, b: Evaluated | None) -> bool:
         """Whether ``a`` beats ``b``: higher score, then shorter, then earlier (deterministic)."""

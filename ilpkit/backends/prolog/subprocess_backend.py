@@ -111,6 +111,10 @@ class SubprocessBackend(Backend):
     """Coverage and saturation answered by a Prolog engine in a child process."""
 
     name = "subprocess"
+    prefers_batches = True
+    """A search asks for all refinements of a node in one ``coverage_many`` call
+    (:meth:`ilpkit.core.search.SearchContext.prefetch`): one request instead of one per
+    clause."""
 
     def __init__(self, options: SubprocessOptions | None = None) -> None:
         super().__init__(options if options is not None else SubprocessOptions())
@@ -123,6 +127,7 @@ class SubprocessBackend(Backend):
         self._workdir: Path | None = None
         self._defined: dict[tuple[str, int], bool] = {}
         self._requests = 0
+        self._among = AmongMemo()
         self.restarts = 0
         """Restarts because the engine's memory passed the profile's ``restart_rss_mb``."""
         self._reader = PrologReader(double_quotes=self.profile.answer_double_quotes)
@@ -233,6 +238,7 @@ class SubprocessBackend(Backend):
     def _start(self) -> None:
         """Start the engine and load the program (also used to restart it)."""
         assert self._workdir is not None and self._exported is not None
+        self._among.forget()
         if self._engine is not None:
             self._engine.kill()
         command = self.profile.command(self.executable(), "ilpkit_server.pl")
@@ -322,18 +328,22 @@ class SubprocessBackend(Backend):
         assert self._engine is not None
         return self._engine
 
-    def _read(self, engine: EngineProcess, wait: float | None, what: str) -> str:
-        """One answer line; a timeout or crash restarts the engine and raises."""
+    def _read(
+        self, engine: EngineProcess, wait: float | None, what: str, clause: Clause | None = None
+    ) -> str:
+        """One answer line; a timeout or crash restarts the engine and raises.  ``what`` names
+        the request (``clause``: the clause asked about, written only for a message)."""
         try:
             return engine.read_line(wait)
         except EngineTimeout:
             self._restart()
             raise ResourceLimitExceeded(
                 f"time limit of {self._limits()[1]} s exceeded ({self.profile.name} was "
-                f"stopped and restarted) ({what})"
+                f"stopped and restarted) ({_what(what, clause)})"
             ) from None
         except EngineDied as exc:
             self._restart()
+            what = _what(what, clause)
             text = str(exc).lower()
             if any(w in text for w in ("overflow", "out of memory", "allocate memory")):
                 raise ResourceLimitExceeded(
@@ -436,16 +446,19 @@ class SubprocessBackend(Backend):
                 c = clauses[i].canonical()
                 body = conjunction(c.body)
                 texts.append(to_prolog(Struct("c", (c.head, body)), 999))
-            request = f"cover([{','.join(texts)}],{_intervals(among)},{secs},{steps}).\n"
-            engine.send(self._wire(request))
-            for i in send:
-                what = f"clause: {describe_clause(clauses[i])}"
-                line = self._read(engine, wait, what)
-                if line.startswith("c(["):
-                    ids = _ids(line)
-                    out[i] = Coverage(ids, n, trusted=True)
-                else:
-                    self._raise(self._parse(line), what)
+            among_text = self._among.request_text(among)
+            request = f"cover([{','.join(texts)}],{among_text},{secs},{steps}).\n"
+            try:
+                engine.send(self._wire(request))
+                for i in send:
+                    line = self._read(engine, wait, "clause", clauses[i])
+                    if not line.startswith("c(["):
+                        self._raise(self._parse(line), f"clause: {describe_clause(clauses[i])}")
+                    out[i] = Coverage(_ids(line), n, trusted=True)
+            except BaseException:
+                # the engine may hold another set, or none: send the next one in full
+                self._among.forget()
+                raise
         return [c if c is not None else Coverage.empty(n) for c in out]
 
     def _callable_body(self, clause: Clause) -> bool:
@@ -569,11 +582,41 @@ def _intervals(among: Coverage | None) -> str:
     return "[" + ",".join(runs) + "]"
 
 
+def _what(what: str, clause: Clause | None) -> str:
+    return what if clause is None else f"{what}: {describe_clause(clause)}"
+
+
+class AmongMemo:
+    """The example set of the engine's last cover request, so that the next request about
+    the same set (the refinements of one search node are all asked about their parent's
+    cover) sends ``last`` instead of the set again (``ilpkit_among/2`` in the server)."""
+
+    def __init__(self) -> None:
+        self._among: Coverage | None = None
+
+    def request_text(self, among: Coverage | None) -> str:
+        """``all``, ``[]``, ``last``, or ``keep([Lo-Hi,...])`` (then remembered)."""
+        if among is None or len(among) == 0:
+            return _intervals(among)
+        if among is self._among:
+            return "last"
+        self._among = among
+        return f"keep({_intervals(among)})"
+
+    def forget(self) -> None:
+        """After an engine (re)start or a failed request: the engine may hold no set."""
+        self._among = None
+
+
 def _ids(line: str) -> npt.NDArray[np.int64]:
-    inner = line[3 : line.rindex("])")]
-    if not inner:
+    return parse_ids(line[3 : line.rindex("])")])
+
+
+def parse_ids(text: str) -> npt.NDArray[np.int64]:
+    """``"1,5,9"`` as an array (``np.fromstring`` parses in C: 5x faster than ``split``)."""
+    if not text:
         return np.zeros(0, dtype=np.int64)
-    return np.array(inner.split(","), dtype=np.int64)
+    return np.fromstring(text, dtype=np.int64, sep=",")
 
 
 def _text(term: Term) -> str:

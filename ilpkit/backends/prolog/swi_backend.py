@@ -39,19 +39,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal, Protocol
 
-import numpy as np
 from pydantic import Field
 
 from ilpkit.backends.base import Backend, BackendOptions, BackendStatus, describe_clause
 from ilpkit.backends.prolog.export import ExportedProgram, export_program
 from ilpkit.backends.prolog.profiles import swipl_hooks
 from ilpkit.backends.prolog.subprocess_backend import (
+    AmongMemo,
     PrologEngineError,
     _calls,
-    _intervals,
     _rename,
     _text,
     load_warnings,
+    parse_ids,
 )
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.errors import BackendUnavailable, IlpkitError, ResourceLimitExceeded
@@ -131,8 +131,9 @@ ilpkit_swi_handle(load(File), Reply) :- !,
     ilpkit_load(File, Problems),
     ilpkit_prepare,
     ilpkit_swi_canonical(l(Problems), Reply).
-ilpkit_swi_handle(cover(Clauses, Among, Secs, Steps), Reply) :- !,
-    ilpkit_swi_cover(Clauses, 0, Among, Secs, Steps, Parts, Error),
+ilpkit_swi_handle(cover(Clauses, Among0, Secs, Steps), Reply) :- !,
+    ilpkit_among(Among0, Among),
+    ilpkit_call_batch(ilpkit_swi_cover(Clauses, 0, Among, Secs, Steps, Parts, Error)),
     (   Error == none
     ->  atomic_list_concat([c|Parts], Reply0),
         atom_string(Reply0, Reply)
@@ -163,7 +164,12 @@ ilpkit_swi_cover([c(Head, Body)|Clauses], I, Among, Secs, Steps, Parts, Error) :
         I1 is I + 1,
         ilpkit_swi_cover(Clauses, I1, Among, Secs, Steps, More, Error)
     ;   Parts = [],
-        Error = error(E, I)
+        Error = error(E, I),
+        (   E = ilpkit_limit(memory(_))
+        ->  garbage_collect,
+            garbage_collect_atoms
+        ;   true
+        )
     ).
 
 ilpkit_swi_error(E, Index, Reply) :-
@@ -509,6 +515,10 @@ class SwiBackend(Backend):
     """Coverage and saturation answered by SWI-Prolog in this process."""
 
     name = "swi"
+    prefers_batches = True
+    """A search asks for all refinements of a node in one ``coverage_many`` call
+    (:meth:`ilpkit.core.search.SearchContext.prefetch`): one request instead of one per
+    clause."""
 
     def __init__(self, options: SwiOptions | None = None) -> None:
         super().__init__(options if options is not None else SwiOptions())
@@ -522,6 +532,7 @@ class SwiBackend(Backend):
         self._support: str | None = None
         self._exported: ExportedProgram | None = None
         self._defined: dict[tuple[str, int], bool] = {}
+        self._among = AmongMemo()
         self._reader = PrologReader(double_quotes="string")
         self._finalizer: weakref.finalize[..., SwiBackend] | None = None
 
@@ -599,6 +610,7 @@ class SwiBackend(Backend):
 
     def close(self) -> None:
         """Unload this instance's module (its program, examples and support code)."""
+        self._among.forget()
         if self._finalizer is not None:
             with _LOCK:
                 self._finalizer()
@@ -720,17 +732,23 @@ class SwiBackend(Backend):
         for i in send:
             c = clauses[i].canonical()
             texts.append(to_prolog(Struct("c", (c.head, conjunction(c.body))), 999))
-        request = f"cover([{','.join(texts)}],{_intervals(among)},{secs},{steps})"
-        reply = self._request(request, "coverage")
+        among_text = self._among.request_text(among)
+        request = f"cover([{','.join(texts)}],{among_text},{secs},{steps})"
+        try:
+            reply = self._request(request, "coverage")
+        except BaseException:
+            self._among.forget()
+            raise
         if not reply.startswith("c"):
+            self._among.forget()
             self._raise(reply, [f"clause: {describe_clause(clauses[i])}" for i in send])
         parts = reply[1:].split(";")
         if len(parts) != len(send):
+            self._among.forget()
             raise IlpkitError(f"SWI-Prolog answered {len(parts)} of {len(send)} clauses")
         for i, part in zip(send, parts, strict=True):
             if part:
-                ids = np.array(part.split(","), dtype=np.int64)
-                out[i] = Coverage(ids, n, trusted=True)
+                out[i] = Coverage(parse_ids(part), n, trusted=True)
         return out
 
     def _callable_body(self, clause: Clause) -> bool:

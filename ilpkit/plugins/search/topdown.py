@@ -128,11 +128,15 @@ class TopDown:
                     continue
                 if isinstance(item, _Waiting):
                     node = item.unpack()
+                children = []
                 for k in ctx.refiner.additions(node.body):
                     body = ctx.refiner.add(node.body, k)
                     if body in visited:
                         continue
                     visited.add(body)
+                    children.append(body)
+                ctx.prefetch(children, node)  # one backend call for the node, where cheaper
+                for body in children:
                     child = ctx.evaluate(body, parent=node)
                     if ctx.acceptable(child) and ctx.better(child, best):
                         best = child
