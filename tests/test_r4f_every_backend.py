@@ -113,8 +113,26 @@ def forests(models: dict[str, Any]) -> dict[str, Any]:
     return {k: {"tests": m["tests"], "trees": m["trees"]} for k, m in models.items()}
 
 
+# The Prolog engines' ring perception makes their cases long: at a small load 150 CPU s for
+# pyswip, and gprolog ran past 30 minutes at load 15-20 -- more than CI's whole budget. They
+# run when ILPKIT_R4F_ALL_ENGINES=1 (see README, "Run the tests"); the native case always
+# runs with the heavy tests. Known on 2026-11-26: swi-pyswip grows another static-rf forest
+# than native on fold r0-f1 (first rules differ), not yet diagnosed (issue 17 note).
+ALL_ENGINES = os.environ.get("ILPKIT_R4F_ALL_ENGINES") == "1"
+CASES = [
+    pytest.param(
+        v,
+        marks=pytest.mark.skipif(
+            v != "native" and not ALL_ENGINES,
+            reason="long on Prolog engines: set ILPKIT_R4F_ALL_ENGINES=1 to run it",
+        ),
+    )
+    for v in VARIANTS
+]
+
+
 @pytest.mark.heavy
-@pytest.mark.parametrize("variant", list(VARIANTS))
+@pytest.mark.parametrize("variant", CASES)
 def test_cv_with_every_mode_on_every_backend(
     variant: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
