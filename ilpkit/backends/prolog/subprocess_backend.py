@@ -349,9 +349,20 @@ class SubprocessBackend(Backend):
                 raise ResourceLimitExceeded(
                     f"{self.profile.name} ran out of memory ({what}); it was restarted. {exc}"
                 ) from None
+            if "segmentation" in text and self._address_capped():
+                # GNU Prolog does not check every allocation: under the address-space cap a
+                # growing atom or term ends in a segmentation violation, not an error
+                raise ResourceLimitExceeded(
+                    f"{self.profile.name} crashed, most likely out of memory under the memory "
+                    f"limit of {self.opts.memory_limit_mb} MB ({what}); it was restarted. {exc}"
+                ) from None
             raise IlpkitError(
                 f"{self.profile.name} crashed while answering {what}; it was restarted. {exc}"
             ) from None
+
+    def _address_capped(self) -> bool:
+        """Whether the engine runs under an address-space cap (see ``_start``)."""
+        return self.opts.memory_limit_mb is not None and self.profile.address_space_limit
 
     def _restart(self) -> None:
         if self._engine is not None:
