@@ -226,9 +226,16 @@ def worker_init(parent_pid: int) -> None:
     die_with_parent(parent_pid)
 
 
+_terminating = threading.RLock()
+
+
 def _worker_terminate(signum: int, frame: FrameType | None) -> None:
-    run_cleanups()
-    os._exit(128 + signum)
+    # Both the main thread's handler and the watchdog thread (through the wakeup pipe) may
+    # get here for one SIGTERM: the first cleans up and exits, the second waits for that
+    # (without the lock it could exit while the first is still removing a temporary folder).
+    with _terminating:
+        run_cleanups()
+        os._exit(128 + signum)
 
 
 def die_with_parent(parent_pid: int) -> None:
