@@ -226,16 +226,19 @@ def worker_init(parent_pid: int) -> None:
     die_with_parent(parent_pid)
 
 
-_terminating = threading.RLock()
+_exit_started = threading.Lock()
+SIGNAL_GRACE_SECONDS = 0.25
+"""How long the watchdog leaves a SIGTERM to the main thread's handler before acting."""
 
 
 def _worker_terminate(signum: int, frame: FrameType | None) -> None:
-    # Both the main thread's handler and the watchdog thread (through the wakeup pipe) may
-    # get here for one SIGTERM: the first cleans up and exits, the second waits for that
-    # (without the lock it could exit while the first is still removing a temporary folder).
-    with _terminating:
-        run_cleanups()
-        os._exit(128 + signum)
+    # The main thread's handler and the watchdog thread (through the wakeup pipe) may both
+    # get here for one SIGTERM: only the first cleans up and ends the process; the other
+    # returns (waiting could deadlock on a lock the first one's cleanups need).
+    if not _exit_started.acquire(blocking=False):
+        return
+    run_cleanups()
+    os._exit(128 + signum)
 
 
 def die_with_parent(parent_pid: int) -> None:
@@ -288,6 +291,10 @@ def _watch_parent(parent_pid: int, wakeup: int | None = None) -> None:
         else:
             ready, _, _ = select.select([wakeup], [], [], WATCHDOG_SECONDS)
             if ready and signal.SIGTERM in os.read(wakeup, 64):
+                # the main thread's handler normally runs at once; act only if it does not
+                waited = time.monotonic() + SIGNAL_GRACE_SECONDS
+                while time.monotonic() < waited and not _exit_started.locked():
+                    time.sleep(0.01)
                 _worker_terminate(signal.SIGTERM, None)
         if os.getppid() != parent_pid:
             _worker_terminate(signal.SIGTERM, None)
