@@ -32,15 +32,20 @@ from typing import Any
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.errors import IlpkitError, ResourceLimitExceeded
 from ilpkit.core.limits import note_limit
-from ilpkit.core.terms import Clause, Var, iter_vars
+from ilpkit.core.terms import Clause, Term, Var, iter_vars
 
 
 def independent_parts(clause: Clause) -> list[list[int]]:
     """Body positions of each part of ``clause`` (literals linked by a shared non-head
     variable), in body order; a literal with no non-head variable is a part of its own."""
-    head_vars = set(iter_vars(clause.head))
-    n = len(clause.body)
-    parent = list(range(n))
+    return linked_groups(set(iter_vars(clause.head)), clause.body)
+
+
+def linked_groups(head_vars: set[Var], body: Sequence[Term]) -> list[list[int]]:
+    """Positions of ``body`` grouped by shared variables outside ``head_vars`` (union-find),
+    each group ascending, groups in the order of their first literal. Shared with the native
+    backend's per-head-variable parts (:func:`ilpkit.backends.native.plan.head_components`)."""
+    parent = list(range(len(body)))
 
     def find(i: int) -> int:
         while parent[i] != i:
@@ -49,16 +54,15 @@ def independent_parts(clause: Clause) -> list[list[int]]:
         return i
 
     owner: dict[Var, int] = {}
-    for i, literal in enumerate(clause.body):
+    for i, literal in enumerate(body):
         for v in iter_vars(literal):
             if v in head_vars:
                 continue
-            j = owner.setdefault(v, i)
-            a, b = find(i), find(j)
+            a, b = find(i), find(owner.setdefault(v, i))
             if a != b:
                 parent[max(a, b)] = min(a, b)
     parts: dict[int, list[int]] = {}
-    for i in range(n):
+    for i in range(len(body)):
         parts.setdefault(find(i), []).append(i)
     return list(parts.values())
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from ilpkit.backends.native import kernels as K
 from ilpkit.backends.native.store import FactTable, Ids, Interner
+from ilpkit.core.split_coverage import linked_groups
 from ilpkit.core.terms import Const, Struct, Term, Var, is_ground, iter_vars
 
 _CMP_OPS: Final = {"<": K.LT, ">": K.GT, "=<": K.LE, ">=": K.GE, "=:=": K.EQN, "=\\=": K.NEN}
@@ -478,29 +479,10 @@ def head_components(head_vars: set[Var], body: list[Term]) -> list[tuple[list[Va
     values, not once per example (in UW-CSE a literal about the professor ``B`` alone is
     asked once per professor, not once per student-professor pair).
     """
-    n = len(body)
-    parent = list(range(n))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    owner: dict[Var, int] = {}
     lit_vars = [list(iter_vars(lit)) for lit in body]
-    for i, vs in enumerate(lit_vars):
-        for v in vs:
-            if v in head_vars:
-                continue
-            j = owner.setdefault(v, i)
-            if j != i:
-                parent[find(i)] = find(j)
-    groups: dict[int, list[int]] = {}
-    for i in range(n):
-        groups.setdefault(find(i), []).append(i)
+    groups = linked_groups(head_vars, body)
     out: list[tuple[list[Var], list[Term]]] = []
-    for members in groups.values():
+    for members in groups:
         hv: list[Var] = []
         for i in members:
             for v in lit_vars[i]:
