@@ -575,6 +575,27 @@ def test_every_learner_finishes_with_a_clause_over_the_limit(tmp_path: Path, lea
     assert load_model(out).info["limits_exceeded"] > 0  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize("learner", ["gleaner", "aleph-ensemble"])
+def test_members_run_on_worker_processes_report_the_same_limit_counts(
+    tmp_path: Path, learner: str
+) -> None:
+    """Gleaner seeds and ensemble theories shipped to worker processes count their clauses
+    over a limit on the workers' backends: the parent adds them up, so the model reports
+    the same count as a run in one process (it was 0 before)."""
+    data = _slow(tmp_path / "data")
+    sets = [a for s in ["backend.step_limit=2000", *SMALL.get(learner, [])] for a in ("--set", s)]
+    counts = []
+    for executor in ([], ["--executor", "processes", "--set", "executor.workers=2"]):
+        out = tmp_path / f"m{len(counts)}.json"
+        learned = CliRunner().invoke(
+            app, ["learn", str(data), "--learner", learner, "--out", str(out), *sets, *executor]
+        )
+        assert learned.exit_code == 0, learned.output
+        counts.append(load_model(out).info["limits_exceeded"])  # type: ignore[attr-defined]
+    assert counts[0] > 0
+    assert counts[1] == counts[0]
+
+
 LOOPY = """:- modeh(1, p(+t)).
 :- modeb(1, slow(+t)).
 :- determination(p/1, slow/1).

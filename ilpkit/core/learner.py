@@ -22,7 +22,12 @@ from ilpkit.core.backend import BackendProtocol
 from ilpkit.core.bias import Settings
 from ilpkit.core.coverage import Coverage, Weighting
 from ilpkit.core.errors import ConfigError, DataError
-from ilpkit.core.limits import coverage_within_limits
+from ilpkit.core.limits import (
+    coverage_within_limits,
+    goals_dropped,
+    limits_exceeded,
+    note_dropped,
+)
 from ilpkit.core.reader import PrologReader
 from ilpkit.core.search import Evaluated, Observer, Scorer, SearchStrategy
 from ilpkit.core.task import Task
@@ -231,12 +236,44 @@ class MemberJob:
     payload: Any
 
 
-def run_member_job(job: MemberJob) -> Any:
+@dataclass(frozen=True)
+class MemberOutcome:
+    """A shipped member's plain-data result and what it counted on the worker's backend:
+    clauses over a resource limit and saturation goals dropped (summed into the parent's
+    backend, so a run reports the same counts wherever its members ran)."""
+
+    result: Any
+    limits_exceeded: int = 0
+    goals_dropped: int = 0
+    first_limit_message: str | None = None
+
+
+def run_member_job(job: MemberJob) -> MemberOutcome:
     """Run one shipped member in a worker (task and backend cached per worker process)."""
     from ilpkit.core.compose import worker_context
 
     task, ctx = worker_context(job.recipe, job.seed)
-    return job.run(task, ctx, job.payload)
+    limits, dropped = limits_exceeded(ctx.backend), goals_dropped(ctx.backend)
+    result = job.run(task, ctx, job.payload)
+    new_limits = limits_exceeded(ctx.backend) - limits
+    return MemberOutcome(
+        result,
+        new_limits,
+        goals_dropped(ctx.backend) - dropped,
+        getattr(ctx.backend, "first_limit_message", None) if new_limits else None,
+    )
+
+
+def _add_counts(backend: object, outcome: MemberOutcome) -> Any:
+    """Add a worker's counts to ``backend``; the member's result."""
+    if outcome.limits_exceeded:
+        if limits_exceeded(backend) == 0 and outcome.first_limit_message is not None:
+            backend.first_limit_message = outcome.first_limit_message  # type: ignore[attr-defined]
+        backend.limits_exceeded = (  # type: ignore[attr-defined]
+            limits_exceeded(backend) + outcome.limits_exceeded
+        )
+    note_dropped(backend, outcome.goals_dropped)
+    return outcome.result
 
 
 @dataclass
@@ -287,7 +324,8 @@ class LearnContext:
                     MemberJob(self.recipe, self.seed, shipped.run, shipped.payload(k))
                     for k in range(count)
                 ]
-                raw = self.executor.map(run_member_job, jobs)
+                outcomes = self.executor.map(run_member_job, jobs)
+                raw = (_add_counts(self.backend, o) for o in outcomes)
                 decode = shipped.decode
             else:
                 worker, unit, decode = shipped
