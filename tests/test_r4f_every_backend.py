@@ -96,7 +96,7 @@ def cv_both(variant: str, out: Path) -> dict[str, dict[str, Any]]:
         text=True,
         cwd=ROOT,
         env=env,
-        timeout=3600,
+        timeout=7200 if variant == "subprocess-gprolog" else 3600,  # gprolog: see docs/r4f.md
     )
     assert proc.returncode == 0, f"{variant}: {proc.stderr[-3000:]}"
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
