@@ -1,14 +1,14 @@
 """`ilpkit cv mutagenesis --learner r4f` and `--learner static-rf` with every mode of the data
 (ring perception included, no ``learner.predicates``) run end to end on every backend (issue
-17), at a small budget; where no part of any rule hit a resource limit, every backend grows
-the forests native grows.
+17), at a small budget and at resource limits no engine reaches (``UNREACHED``): every backend
+grows the forests native grows.
 
 Before rule coverage went through independent parts (``ilpkit.core.split_coverage``),
 SWI-Prolog stopped such a run with an inference-limit error on ``active(A) :- atm(A,B,c,22,C),
 ring_size_6(A,D), ring_size_5(A,E)``: the failing ``ring_size_5`` was re-run for every atom
-and ring.  Heavy: the Prolog engines' ring perception costs about 1 CPU s per molecule and seed (see
-docs/r4f.md); on a loaded 2-core machine the native case took 19 minutes of wall time and
-gprolog more than 30.
+and ring.  Heavy: the Prolog engines' ring perception costs seconds per seed and part (see
+docs/r4f.md, "every backend": CPU seconds per engine); gprolog, about 4 x slower than
+SWI-Prolog on it, needs most of an hour of wall time on a loaded 2-core machine.
 """
 
 from __future__ import annotations
