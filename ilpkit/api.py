@@ -28,7 +28,7 @@ from ilpkit.core.config import RunConfig, load_config, resolve_plugins
 from ilpkit.core.learner import Model, Recorded, Rule
 from ilpkit.core.provenance import engine_record
 from ilpkit.core.search import Evaluated, Observer
-from ilpkit.core.task import POS, Task
+from ilpkit.core.task import NEG, POS, Task
 
 __all__ = ["Predictions", "cv", "explain", "learn", "predict", "run"]
 
@@ -264,8 +264,9 @@ def _plan(task: Task, learner: str, fitter: Any) -> tuple[int, str | None]:
     options = fitter.options.model_dump() if hasattr(fitter, "options") else {}
     train = default_train_ids(task)
     positives = int(np.sum(task.examples.labels[train] == POS))
-    planned = planned_clauses(task, learner, options, positives)
-    return planned, large_search_warning(task, planned, positives)
+    labelled = int(np.sum(np.isin(task.examples.labels[train], (POS, NEG))))
+    planned = planned_clauses(task, learner, options, positives, labelled)
+    return planned, large_search_warning(task, planned, positives, learner, options)
 
 
 def _plain(value: object) -> object:

@@ -123,3 +123,30 @@ def test_cv_time_limit_cuts_searches_on_worker_processes(tmp_path: Path) -> None
     results = json.loads((out / "results.json").read_text())
     assert results["n_units"] == 2
     assert time.monotonic() - started < 180  # uwcse's own settings would take hours
+
+
+def test_random_rule_forests_plan_their_rules_not_a_search_per_positive() -> None:
+    """R4F and static-rf run no search per seed: ``learn --learner r4f`` warned of 2,500,000
+    clauses (mutagenesis' nodes=20,000 x 125 positives).  R4F needs about n + s rules (eq. 1),
+    s at most (t - 1) x MRC (eq. 2), each rule evaluated with its clauselength - 1 prefixes."""
+    from ilpkit.api import _plan
+    from ilpkit.plugins.learners.r4f import R4FLearner, R4FOptions
+    from ilpkit.plugins.learners.static_rf import StaticRFLearner
+
+    task = ilpkit.load_task("mutagenesis")  # 188 labelled drugs, clauselength 6
+    # eq. 1 with eq. 2's bound on s: 500 + (188 - 1) x 50 = 9,850 rules, x 5 prefixes
+    assert _plan(task, "r4f", R4FLearner()) == (49_250, None)
+    # the rule budget caps the stream: 2,000 rules x 5 prefixes
+    assert _plan(task, "r4f", R4FLearner(R4FOptions(max_rules=2_000)))[0] == 10_000
+    assert _plan(task, "static-rf", StaticRFLearner()) == (1_000, None)  # 1,000 full rules
+    big = planned_clauses(task, "r4f", {"trees": 500, "mrc": 50_000, "max_rules": 10**6}, 125, 188)
+    assert big == 10**6 * 5
+    warning = large_search_warning(task, big, 125, "r4f", {"trees": 500, "max_rules": 10**6})
+    assert warning is not None and "max_rules=1,000,000" in warning and "nodes" not in warning
+
+
+def test_progress_line_without_searched_clauses_shows_the_steps() -> None:
+    progress = LiveProgress(enabled=False)
+    progress.plan(49_250, None)
+    progress.step(3, 500, "trees")  # r4f reports trees; no search observes clauses
+    assert progress.describe() == "trees 3/500"

@@ -282,3 +282,62 @@ def test_score_predict_and_proba_on_the_same_examples_ask_coverage_once() -> Non
     assert backend.calls == 1
     forest.score(backend, np.array([0, 1]))  # type: ignore[arg-type]
     assert backend.calls == 2
+
+
+# --------------------------------------------------------------------------------------------
+# saturation goals over a resource limit (why a run may grow another forest on another engine)
+# --------------------------------------------------------------------------------------------
+
+DROPPING = """:- modeh(1, p(+t)).
+:- modeb(*, q(+t, -t)).
+:- modeb(1, loop(+t)).
+:- modeb(1, r(+t)).
+:- determination(p/1, q/2).
+:- determination(p/1, loop/1).
+:- determination(p/1, r/1).
+q(a, b).
+q(b, c).
+q(d, e).
+r(a).
+r(d).
+loop(X) :- loop(X).
+"""
+
+
+@pytest.mark.parametrize("learner", ["r4f", "static-rf"])
+def test_forests_count_the_saturation_goals_their_seeds_dropped(
+    tmp_path: Path, learner: str
+) -> None:
+    """Engines count resources differently (on Mutagenesis SWI-Prolog needs 29M inferences for
+    ``anthracene(d51,_)`` and drops it at the default 10M, native's tabling does not), and a
+    dropped goal changes the seed's bottom clause and so the random rules drawn from it.  A
+    forest's ``info`` says how many goals its seeds lacked: here ``loop/1`` loops on every
+    input; by hand, at depth 2, seed p(a) drops loop(a) and loop(b) (q(a,b) reached b), p(d)
+    loop(d) and loop(e), p(b) loop(b) and loop(c), p(c) loop(c): 2 + 2 + 2 + 1 = 7."""
+    from ilpkit.core.formats import load_task
+
+    (tmp_path / "d.b").write_text(DROPPING)
+    (tmp_path / "d.f").write_text("p(a).\np(d).\n")
+    (tmp_path / "d.n").write_text("p(b).\np(c).\n")
+    task = load_task(tmp_path / "d.b", "aleph")
+    manager = get_plugin_manager()
+    backend = manager.make("backend", "native", {"step_limit": 20_000})
+    backend.load(task)
+    ctx = LearnContext(
+        backend=backend,
+        make_search=lambda: manager.make("search", "random-rules", {}),
+        scorer=manager.make("scorer", "pr", {}),
+        settings=task.bias.settings,
+        seed=1,
+    )
+    depth = {"depth": 2, "clauselength": 3}
+    fitter: Any = (
+        R4FLearner(R4FOptions(trees=20, mrc=2, max_rules=60, **depth))
+        if learner == "r4f"
+        else StaticRFLearner(StaticRFOptions(rules=30, trees=3, **depth))
+    )
+    model = fitter.fit(task, ctx)
+    assert model.info["seeds_saturated"] == 4  # every seed drawn (20-30 rules, 4 seeds)
+    assert model.info["goals_dropped"] == 7
+    assert backend.goals_dropped == 7  # the run's count (results.json goals_dropped)
+    assert "lack 7 saturation goals" in model.explain_table("forest").renderables[1].plain

@@ -105,7 +105,11 @@ class LiveProgress:
             typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW, err=True)
 
     def describe(self) -> str:
-        """``clauses 5,643 of at most 56,500,000 (0.0%), 94/s, at most 7.0 days left``."""
+        """``clauses 5,643 of at most 56,500,000 (0.0%), 94/s, at most 7.0 days left``; only
+        the learner's steps (``trees 12/500``) while no search has reported a clause (R4F and
+        static-rf report trees and rules, not searched clauses)."""
+        if self.evaluated == 0 and self.steps:
+            return self.steps.rstrip()
         best = "-" if self.best is None else f"{self.best:.4g}"
         done = f"clauses {self.evaluated:,}"
         elapsed = max(time.monotonic() - self.started, 1e-9)

@@ -263,6 +263,12 @@ class ForestModel:
                 f"; {info['rules_over_limit']:,} rules dropped because a part exceeded the "
                 "backend's resource limit"
             )
+        if info.get("goals_dropped"):
+            summary += (
+                f"; the seeds' bottom clauses lack {info['goals_dropped']:,} saturation goals "
+                "over the backend's resource limit (another engine may keep them and grow "
+                "another forest)"
+            )
         if "n_plus_s" in info:
             summary += f"; the paper's estimate n + s = {info['n_plus_s']:.0f} rules"
         parts: list[Any] = [table, Text(summary)]

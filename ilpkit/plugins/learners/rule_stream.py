@@ -85,6 +85,7 @@ def generation_info(
         "parts_asked": split.asked,
         "parts_reused": split.reused,
         "parts_over_limit": split.over_limit,
+        "goals_dropped": generator.goals_dropped,
         "cpu_seconds": seconds,
         "coverage_cpu_seconds": generator.coverage_seconds,
         "saturation_cpu_seconds": generator.saturation_seconds,

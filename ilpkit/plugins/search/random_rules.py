@@ -198,6 +198,8 @@ class RandomRuleGenerator:
         self.coverage_seconds = 0.0  # CPU seconds spent in coverage
         self.saturation_seconds = 0.0  # CPU seconds spent saturating seeds
         self.over_limit = 0  # rules dropped because a part exceeded the backend's limit
+        self.goals_dropped = 0  # saturation goals over a limit, in the seeds drawn (see below)
+        self._drawn: set[int] = set()
         self.split = SplitCoverage(backend, self.among, memo)
 
     def _bottom(self, example: int) -> tuple[BottomClause, Refiner, Candidates]:
@@ -210,6 +212,13 @@ class RandomRuleGenerator:
             self.saturated += 1
             refiner = Refiner(bottom)
             known = self._bottoms[key] = (bottom, refiner, Candidates(refiner))
+        if example not in self._drawn:
+            # Counted per seed drawn, memo or not: engines count resource use differently
+            # (SWI-Prolog needs 29M inferences for anthracene(d51,_), native's tabling far
+            # fewer), so a goal one engine drops changes the bottom clause and the rules drawn
+            # from it; this count says a run's rules may differ from another engine's.
+            self._drawn.add(example)
+            self.goals_dropped += len(known[0].dropped)
         return known
 
     def trivial(self, coverage: Coverage) -> bool:
