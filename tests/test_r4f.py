@@ -167,19 +167,27 @@ def test_static_rf_trees_give_scikit_learns_probabilities() -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def fit(learner: Any, train_every: int = 1) -> tuple[Any, Any, Any]:
-    task = ilpkit.load_task("mutagenesis")
+def random_rules_context(
+    task: Any, backend_options: dict[str, Any], seed: int, train_ids: Any = None
+) -> tuple[Any, LearnContext]:
+    """A native backend loaded with ``task`` and a context drawing random rules."""
     manager = get_plugin_manager()
-    backend = manager.make("backend", "native", {})
+    backend = manager.make("backend", "native", backend_options)
     backend.load(task)
     ctx = LearnContext(
         backend=backend,
         make_search=lambda: manager.make("search", "random-rules", {}),
         scorer=manager.make("scorer", "pr", {}),
         settings=task.bias.settings,
-        seed=4,
-        train_ids=task.examples.ids[::train_every],
+        seed=seed,
+        train_ids=train_ids,
     )
+    return backend, ctx
+
+
+def fit(learner: Any, train_every: int = 1) -> tuple[Any, Any, Any]:
+    task = ilpkit.load_task("mutagenesis")
+    backend, ctx = random_rules_context(task, {}, 4, task.examples.ids[::train_every])
     return task, backend, learner.fit(task, ctx)
 
 
@@ -320,16 +328,7 @@ def test_forests_count_the_saturation_goals_their_seeds_dropped(
     (tmp_path / "d.f").write_text("p(a).\np(d).\n")
     (tmp_path / "d.n").write_text("p(b).\np(c).\n")
     task = load_task(tmp_path / "d.b", "aleph")
-    manager = get_plugin_manager()
-    backend = manager.make("backend", "native", {"step_limit": 20_000})
-    backend.load(task)
-    ctx = LearnContext(
-        backend=backend,
-        make_search=lambda: manager.make("search", "random-rules", {}),
-        scorer=manager.make("scorer", "pr", {}),
-        settings=task.bias.settings,
-        seed=1,
-    )
+    backend, ctx = random_rules_context(task, {"step_limit": 20_000}, 1)
     depth = {"depth": 2, "clauselength": 3}
     fitter: Any = (
         R4FLearner(R4FOptions(trees=20, mrc=2, max_rules=60, **depth))
