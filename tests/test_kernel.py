@@ -165,14 +165,13 @@ def test_kernel_as_plain_python_equals_compiled() -> None:
         np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8), plan.nslots, *plan.arrays,
     )  # fmt: skip
     tail = (b.interner.numeric(), 10**6, 10**6)
-    lists = (list(store.tabs), list(store.orders), list(store.starts))
+    lists = (*store.tabs.arrays(), *store.orders.arrays(), *store.starts.arrays())
     args: tuple[Any, ...] = (*head, *lists, *tail, *resume_state())
     covered, status, _ = K.cover_rows.py_func(*args)
     assert status == K.OK
     assert covered.tolist() == [1, 1, 0, 0]
     if K.HAVE_NUMBA:
-        typed = (store.tabs, store.orders, store.starts)
-        args = (*head, *typed, *tail, *resume_state())
+        args = (*head, *lists, *tail, *resume_state())
         assert K.cover_rows(*args)[0].tolist() == [1, 1, 0, 0]
 
 
@@ -258,3 +257,22 @@ def test_random_databases_kernel_equals_reference(seed: int) -> None:
         expected = db.coverage(clause, task.examples.atoms)
         assert set(backend.coverage(clause).tolist()) == expected
         assert set(engine.coverage(clause).tolist()) == expected
+
+
+def test_segments_keep_arrays_end_to_end() -> None:
+    """Segments hold each appended array at its offsets, across buffer growth."""
+    seg = K.Segments()
+    parts = [np.arange(n, dtype=np.int64) * 3 for n in (5, 0, 2000, 7)]  # 2,012 > 1,024 cells
+    for i, a in enumerate(parts):
+        assert seg.append(a) == i
+    flat, at = seg.arrays()
+    assert len(seg) == 4
+    assert at.tolist() == [0, 5, 5, 2005, 2012]  # cumulative lengths 5, 0, 2000, 7
+    for i, a in enumerate(parts):
+        assert seg[i].tolist() == a.tolist()
+        assert flat[at[i] : at[i + 1]].tolist() == a.tolist()
+    with pytest.raises(IndexError):
+        seg[4]
+    for _ in range(40):  # offsets grow past their first 16 entries
+        seg.append(np.array([1, 2], dtype=np.int64))
+    assert len(seg) == 44 and seg[43].tolist() == [1, 2] and seg[2].tolist() == parts[2].tolist()
