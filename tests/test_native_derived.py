@@ -113,6 +113,34 @@ def test_gteq_tabled_over_the_active_domain() -> None:
     assert rows(backend, table.data) == {c(2, 2), c(2.5, 2)}
 
 
+def test_tabling_again_over_the_same_domain_converts_no_value_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # gteq(X, 1) then gteq(X, 2.5) over {1, 2, 2.5, q}: SLD answers X = 1, 2, 2.5 (>= 1) then
+    # X = 2.5.  Each interned term becomes an evaluator value once for the task: the first
+    # table converts its constant and the 4 domain terms (5), the second only its constant (1).
+    from ilpkit.backends.native import derive
+
+    calls: list[Term] = []
+    real = derive._from_term
+
+    def counting(t: Term, on_var: object) -> object:
+        calls.append(t)
+        return real(t, on_var)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(derive, "_from_term", counting)
+    backend, deriver = deriver_for(PROGRAM)
+    dom = domain(backend, [1, 2, 2.5, "q"])
+    first = deriver.over_domain("gteq", [None, Const(1)], [(0, dom)])
+    assert first is not None
+    assert rows(backend, first.data) == {c(1, 1), c(2, 1), c(2.5, 1)}
+    assert len(calls) == 5
+    second = deriver.over_domain("gteq", [None, Const(2.5)], [(0, dom)])
+    assert second is not None
+    assert rows(backend, second.data) == {c(2.5, 2.5)}
+    assert len(calls) == 6
+
+
 def test_memberchk_tabled_over_the_active_domain() -> None:
     backend, deriver = deriver_for(PROGRAM)
     table = deriver.over_domain("inlist", [None], [(0, domain(backend, ["a", "b", "c"]))])
