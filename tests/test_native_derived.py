@@ -120,9 +120,10 @@ def test_tabling_again_over_the_same_domain_converts_no_value_again(
     # X = 2.5.  Each interned term becomes an evaluator value once for the task: the first
     # table converts its constant and the 4 domain terms (5), the second only its constant (1).
     from ilpkit.backends.native import derive
+    from ilpkit.backends.native.prolog import terms as prolog_terms
 
     calls: list[Term] = []
-    real = derive._from_term
+    real = prolog_terms._from_term
 
     def counting(t: Term, on_var: object) -> object:
         calls.append(t)
