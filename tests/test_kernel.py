@@ -25,7 +25,7 @@ from ilpkit.backends.native.plan import KernelStore, build_plan, head_components
 from ilpkit.core.bottom import saturate
 from ilpkit.core.refine import Refiner
 from ilpkit.core.task import Task
-from ilpkit.core.terms import Clause, Var
+from ilpkit.core.terms import Clause, Const, Struct, Term, Var
 from tests.reference_prover import (
     FactDB,
     load_bundled,
@@ -276,3 +276,29 @@ def test_segments_keep_arrays_end_to_end() -> None:
     for _ in range(40):  # offsets grow past their first 16 entries
         seg.append(np.array([1, 2], dtype=np.int64))
     assert len(seg) == 44 and seg[43].tolist() == [1, 2] and seg[2].tolist() == parts[2].tolist()
+
+
+def test_part_key_is_the_same_exactly_for_variants_on_the_same_head_columns() -> None:
+    """Two body parts share a kernel memo iff one is the other with variables renamed and
+    they read the same head columns (the head variable at column c is -1 - c; the others
+    are numbered by first occurrence, counting the head variables first)."""
+    from ilpkit.backends.native.engine import _part_key
+
+    def lits(text: str) -> list[Term]:
+        return list(Clause.from_term(term(f"h(A, B) :- {text}")).body)
+
+    key = ("h", 2)
+    A, B, X = Var("A"), Var("B"), Var("X")
+    k1 = _part_key(key, [A], [0], lits("p(A, C), q(C, D, 5)"))
+    assert k1 == (key, "p", 2, -1, 1, "q", 3, 1, 2, Const(5))  # C = 1, D = 2 (A is first)
+    # a variant (C, D renamed; the head variable called X, same column): same key
+    assert _part_key(key, [X], [0], [Struct("p", (X, Var("E"))), *lits("q(E, F, 5)")]) == k1
+    # the same literals reading head column 1 instead: another key
+    assert _part_key(key, [B], [1], lits("p(B, C), q(C, D, 5)")) != k1
+    # a constant where a variable was, and a repeated variable: other keys
+    assert _part_key(key, [A], [0], lits("p(A, C), q(C, 5, 5)")) != k1
+    assert _part_key(key, [A], [0], lits("p(A, C), q(C, C, 5)")) != k1
+    # a literal with a compound argument: renamed terms, equal for variants
+    k2 = _part_key(key, [A], [0], lits("r(A, f(C)), s(C)"))
+    assert k2 == _part_key(key, [A], [0], lits("r(A, f(Z)), s(Z)"))
+    assert k2 != _part_key(key, [A], [0], lits("r(A, f(C)), s(D)"))
