@@ -508,6 +508,11 @@ class NativeBackend(Backend):
                 table = deriver.over_domain(
                     name, pattern, [(c, d) for (c, _), d in zip(inputs, domains, strict=True)]
                 )
+            if table is None and inputs and size <= _CALL_BY_CALL * self.opts.derive_tuples:
+                # outside the set-at-a-time fragment (carcinogenesis' connected/2 recurses
+                # down ring lists): still one call per tuple, once, rather than the numpy
+                # engine once per clause
+                table = self._derive_table(lit, inputs, outputs, domains)
         self._derived_tables[ident] = table
         if table is not None:
             self._keep_alive.append(table)
@@ -1053,6 +1058,11 @@ class NativeBackend(Backend):
 
 COMPARISONS_2: Final = frozenset((op, 2) for op in COMPARISONS)
 _UNIFY: Final = frozenset({("=", 2), ("\\=", 2), ("==", 2), ("\\==", 2)})
+
+
+_CALL_BY_CALL: Final = 16
+"""A rule-defined literal the set-at-a-time evaluator refuses is still tabled call by call
+over its domain when that has at most this many times ``derive_tuples`` tuples."""
 
 
 def _part_key(
