@@ -74,6 +74,32 @@ def test_covering_loop_removes_covered_positives_and_respects_max_rules() -> Non
     assert np.array_equal(scores, cover_counts)
 
 
+def test_a_seed_without_an_acceptable_clause_is_set_aside_or_kept_as_a_fact() -> None:
+    # Positives a, b, c; negative d; p(a), p(b), q(c), q(d); noise 0 (no negative allowed).
+    # Seed a: h(A) :- p(A) covers a and b, no negative -> the first rule; a, b removed.
+    # Seed c: its bottom clause is h(A) :- q(A), which covers d too, and h(A) covers d:
+    # nothing acceptable.  Default: c is set aside (1 rule, 1 uncovered seed); Aleph's
+    # induce adds c itself as a fact: rules h(A) :- p(A) and h(c), covering a, b, c.
+    from tests.reference_prover import make_task
+
+    task = make_task(
+        ["p(a)", "p(b)", "q(c)", "q(d)"],
+        pos=["h(a)", "h(b)", "h(c)"],
+        neg=["h(d)"],
+        modes=["modeh(1, h(+x))", "modeb(1, p(+x))", "modeb(1, q(+x))"],
+        determinations=["h/1, p/1", "h/1, q/1"],
+        settings={"noise": 0, "minpos": 1},
+    )
+    model, backend = fit(task, search="bf", scorer="coverage")
+    assert [str(c) for c in model.clauses()] == ["h(A) :- p(A)."]
+    assert model.uncovered_seeds == 1
+    model, backend = fit(task, search="bf", scorer="coverage", seed_without_rule="fact")
+    assert [str(c) for c in model.clauses()] == ["h(A) :- p(A).", "h(c)."]
+    assert model.uncovered_seeds == 1
+    assert model.score(backend).tolist() == [1, 1, 1, 0]  # a, b, c covered; d not
+    assert model.rules()[1].tp == 1 and model.rules()[1].fp == 0
+
+
 def test_max_clauses_starts_no_search_past_the_budget() -> None:
     task = load_task(bundled_path("uwcse"))
     for key, value in (("nodes", 150), ("i", 2), ("clauselength", 4), ("minpos", 2)):
