@@ -302,3 +302,36 @@ def test_part_key_is_the_same_exactly_for_variants_on_the_same_head_columns() ->
     k2 = _part_key(key, [A], [0], lits("r(A, f(C)), s(C)"))
     assert k2 == _part_key(key, [A], [0], lits("r(A, f(Z)), s(Z)"))
     assert k2 != _part_key(key, [A], [0], lits("r(A, f(C)), s(D)"))
+
+
+def test_sparse_indexes_are_bisected_with_the_same_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every column forced sparse: no key starts are stored and the kernel bisects the row
+    order; gp(A, B) :- parent(A, C), parent(C, B) still covers the two grandparent pairs."""
+    from ilpkit.backends.native import store as S
+
+    monkeypatch.setattr(S, "_DENSE_FACTOR", 0)
+    monkeypatch.setattr(S, "_DENSE_SLACK", -1)
+    b = native(FAMILY)
+    body = list(Clause.from_term(term("gp(A, B) :- parent(A, C), parent(C, B)")).body)
+    A, B = Var("A"), Var("B")
+    store = KernelStore()
+    plan = build_plan([A, B], body, b.facts, b.interner, store)
+    assert all(len(store.starts[i]) == 0 for i in range(len(store.starts)))
+    assert len(store.orders) >= 1  # parent(C, B) is looked up by its bound key
+    hix = b._head_index(("gp", 2))
+    n_lits = len(plan.arrays[0])
+    args = (
+        hix.data, hix.arity, np.arange(4, dtype=np.int64), np.array([0, 1], dtype=np.int64),
+        hix.ranks, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8), plan.nslots,
+        *plan.arrays, *store.tabs.arrays(), *store.orders.arrays(), *store.starts.arrays(),
+        b.interner.numeric(), 10**6, 10**6,
+    )  # fmt: skip
+    for kernel in (K.cover_rows.py_func, K.cover_rows):
+        state = (
+            np.array([0, -1, 1], dtype=np.int64), np.zeros(4, dtype=np.uint8),
+            np.zeros(max(plan.nslots, 1), dtype=np.int64), np.zeros(n_lits, dtype=np.int64),
+            np.zeros(n_lits, dtype=np.int64), np.zeros(n_lits, dtype=np.uint8),
+        )  # fmt: skip
+        covered, status, _ = kernel(*args, *state)
+        assert status == K.OK
+        assert covered.tolist() == [1, 1, 0, 0]

@@ -109,7 +109,9 @@ def cover_rows(
 
     Slot ``j`` starts as column ``hcol[j]`` of the row.  ``tabs``, ``orders`` and ``starts``
     are :class:`Segments` (a flat array and its offsets ``*_at``): table ``t``'s data is
-    ``tabs[tab_at[t]:tab_at[t + 1]]``, index ``i``'s row order and key starts likewise.
+    ``tabs[tab_at[t]:tab_at[t + 1]]``, index ``i``'s row order and key starts likewise; an
+    index with no key starts is sparse (keys spread over far more ids than it has rows) and
+    is looked up by bisecting its row order instead.
     With a non-empty ``memo`` (0 unknown, 1 covered, 2 not; indexed by the sum of ``ranks``
     of those columns times ``strides``) each distinct tuple of head values is proved once,
     and the answers are kept there.
@@ -175,8 +177,29 @@ def cover_rows(
                         hi[k] = data.shape[0] // ar if ar > 0 else 1
                     else:
                         key = keyval[k] if keymode[k] == CONST else slots[keyval[k]]
-                        s_lo = start_at[idx[k]]
-                        if key + 1 < start_at[idx[k] + 1] - s_lo:
+                        ix = idx[k]
+                        s_lo = start_at[ix]
+                        s_len = start_at[ix + 1] - s_lo
+                        if s_len == 0:  # a sparse index: bisect the rows sorted by key
+                            o_lo = order_at[ix]
+                            a = 0
+                            b = order_at[ix + 1] - o_lo
+                            while a < b:  # first row whose key is >= key
+                                m = (a + b) // 2
+                                if data[orders[o_lo + m] * ar + kc] < key:
+                                    a = m + 1
+                                else:
+                                    b = m
+                            pos[k] = a
+                            b = order_at[ix + 1] - o_lo
+                            while a < b:  # first row whose key is > key
+                                m = (a + b) // 2
+                                if data[orders[o_lo + m] * ar + kc] <= key:
+                                    a = m + 1
+                                else:
+                                    b = m
+                            hi[k] = a
+                        elif key + 1 < s_len:
                             pos[k] = starts[s_lo + key]
                             hi[k] = starts[s_lo + key + 1]
                         else:

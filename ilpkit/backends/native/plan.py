@@ -79,7 +79,8 @@ class KernelStore:
         if i is None:
             order, _ = table.sorted_column(col)
             i = self._idx[key] = self.orders.append(order)
-            self.starts.append(table.key_starts(col))
+            sparse = table.sparse(col)  # then no starts: the kernel bisects the order
+            self.starts.append(np.zeros(0, dtype=np.int64) if sparse else table.key_starts(col))
         return i
 
 
@@ -118,8 +119,7 @@ def _estimate(
         else:
             v = ids[c]
             assert v is not None
-            starts = table.key_starts(c)
-            est = float(starts[v + 1] - starts[v]) if v + 1 < len(starts) else 0.0
+            est = float(table.key_count(c, v))
         if est < best or col < 0:
             best, col = est, c
     return best, col
