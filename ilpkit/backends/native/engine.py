@@ -160,6 +160,7 @@ class NativeBackend(Backend):
         self._parts: OrderedDict[object, Part] = OrderedDict()
         self._parts_bytes = 0
         self._derived_tables: dict[object, FactTable | None] = {}
+        self._slow_calls: set[tuple[str, int]] = set()
         self._domains: dict[tuple[int, int], Ids] = {}
         self._keep_alive: list[FactTable] = []
 
@@ -176,6 +177,7 @@ class NativeBackend(Backend):
         self._parts.clear()
         self._parts_bytes = 0
         self._derived_tables = {}
+        self._slow_calls = set()
         self._domains = {}
         self._keep_alive = []
         self.facts = {
@@ -508,11 +510,21 @@ class NativeBackend(Backend):
                 table = deriver.over_domain(
                     name, pattern, [(c, d) for (c, _), d in zip(inputs, domains, strict=True)]
                 )
-            if table is None and inputs and size <= _CALL_BY_CALL * self.opts.derive_tuples:
+            if (
+                table is None
+                and inputs
+                and size <= _CALL_BY_CALL * self.opts.derive_tuples
+                and key not in self._slow_calls
+            ):
                 # outside the set-at-a-time fragment (carcinogenesis' connected/2 recurses
                 # down ring lists): still one call per tuple, once, rather than the numpy
-                # engine once per clause
-                table = self._derive_table(lit, inputs, outputs, domains)
+                # engine once per clause -- while that is cheap: a predicate whose table
+                # takes over _CALL_BY_CALL_CPU seconds (mutagenesis' ring perception, 50%
+                # slower learning) is left to the numpy engine, which calls only the
+                # tuples a clause reaches
+                table = self._derive_table(lit, inputs, outputs, domains, _CALL_BY_CALL_CPU)
+                if table is None:
+                    self._slow_calls.add(key)
         self._derived_tables[ident] = table
         if table is not None:
             self._keep_alive.append(table)
@@ -524,7 +536,10 @@ class NativeBackend(Backend):
         inputs: list[tuple[int, Var]],
         outputs: list[tuple[int, Var]],
         domains: list[Ids],
+        cpu_budget: float | None = None,
     ) -> FactTable | None:
+        """The literal's answers for every tuple of ``domains``, call by call (memoised);
+        None when a call errs or the calls take more than ``cpu_budget`` CPU seconds."""
         import itertools
 
         args = _args(lit)
@@ -533,8 +548,11 @@ class NativeBackend(Backend):
         base = [-1 if type(a) is Var else self.interner.id(a) for a in args]
         rows: list[list[int]] = []
         free = [v for _, v in outputs]
+        start = time.process_time()
         try:
             for combo in itertools.product(*(d.tolist() for d in domains)):
+                if cpu_budget is not None and time.process_time() - start > cpu_budget:
+                    return None
                 goal = substitute(
                     lit, {v: terms[i] for (_, v), i in zip(inputs, combo, strict=True)}
                 )
@@ -1062,7 +1080,9 @@ _UNIFY: Final = frozenset({("=", 2), ("\\=", 2), ("==", 2), ("\\==", 2)})
 
 _CALL_BY_CALL: Final = 16
 """A rule-defined literal the set-at-a-time evaluator refuses is still tabled call by call
-over its domain when that has at most this many times ``derive_tuples`` tuples."""
+over its domain when that has at most this many times ``derive_tuples`` tuples..."""
+_CALL_BY_CALL_CPU: Final = 0.2
+"""... and takes at most this many CPU seconds (else its predicate is never tried so again)."""
 
 
 def _part_key(
