@@ -292,7 +292,7 @@ def run_crossprod(limit: float) -> list[dict[str, object]]:
     warm_up()
     rows: list[dict[str, object]] = []
     for name, task, clauses in crossprod_workload():
-        spare = NativeBackend()  # compiles the plan helpers (numba typed lists) untimed
+        spare = NativeBackend()  # loads the compiled kernel untimed
         spare.load(task)
         spare.coverage(clauses[0])
         for i, cl in enumerate(clauses):

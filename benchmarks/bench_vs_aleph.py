@@ -144,6 +144,7 @@ def run_dataset(
     timeout: float,
     systems: set[str],
     as_written: bool,
+    ilpkit_only: dict[str, str] | None = None,
 ) -> list[Row]:
     path, source_stem, own = DATASETS[name]
     task = load_task(path, stem=source_stem)
@@ -170,6 +171,9 @@ def run_dataset(
         if "evalfn" in refused and not as_written:
             ilpkit_settings["evalfn"] = "coverage"
             note = "evalfn=coverage, as Aleph ran"
+    if ilpkit_only:
+        ilpkit_settings.update(ilpkit_only)
+        note = "; ".join(filter(None, [note, " ".join(f"{k}={v}" for k, v in ilpkit_only.items())]))
     if "ilpkit" in systems:
         rows.append(run_ilpkit(name, folder, stem, written, ilpkit_settings, timeout, note))
     return rows
@@ -238,16 +242,21 @@ def run_ilpkit(
         evaluated = int(m["clauses_evaluated"])
     else:
         print(str(res["err"])[-2000:], file=sys.stderr)
+    facts = [c for c in rules if not c.body and is_ground(c.head)]
+    general = [c for c in rules if c not in facts]
+    done = res["rc"] == 0
     return Row(
         name,
         "ilpkit",
         float(res["cpu"]),  # type: ignore[arg-type]
         float(res["rss_mb"]),  # type: ignore[arg-type]
         evaluated,
-        len(rules),
-        training_accuracy(written, rules) if res["rc"] == 0 else None,
+        len(general),
+        training_accuracy(written, rules) if done else None,
         int(res["rc"]),  # type: ignore[call-overload]
         note,
+        facts=len(facts),
+        rules_only_acc=training_accuracy(written, general) if done and facts else None,
     )
 
 
@@ -301,6 +310,12 @@ def main() -> None:
     parser.add_argument("--datasets", default=",".join(DATASETS))
     parser.add_argument("--scratch", default="/tmp/ilpkit-vs-aleph")
     parser.add_argument("--set", action="append", default=[], help="KEY=VALUE for both")
+    parser.add_argument(
+        "--ilpkit-set",
+        action="append",
+        default=[],
+        help="KEY=VALUE for ilpkit only (e.g. learner.seed_without_rule=fact: Aleph's facts)",
+    )
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per run")
     parser.add_argument("--systems", default="aleph,ilpkit", help="which of aleph,ilpkit to run")
     parser.add_argument(
@@ -311,6 +326,7 @@ def main() -> None:
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "vs_aleph.json"))
     args = parser.parse_args()
     sets = dict(s.split("=", 1) for s in args.set)
+    own_sets = dict(s.split("=", 1) for s in args.ilpkit_set)
     systems = set(args.systems.split(","))
     load_before = os.getloadavg()
     rows: list[Row] = runtime_overhead(args.timeout)
@@ -323,6 +339,7 @@ def main() -> None:
             args.timeout,
             systems,
             args.as_written,
+            own_sets,
         )
         for r in got:
             print(f"... {r}", flush=True)

@@ -25,7 +25,7 @@ from ilpkit.backends.native.plan import KernelStore, build_plan, head_components
 from ilpkit.core.bottom import saturate
 from ilpkit.core.refine import Refiner
 from ilpkit.core.task import Task
-from ilpkit.core.terms import Clause, Var
+from ilpkit.core.terms import Clause, Const, Struct, Term, Var
 from tests.reference_prover import (
     FactDB,
     load_bundled,
@@ -165,14 +165,13 @@ def test_kernel_as_plain_python_equals_compiled() -> None:
         np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8), plan.nslots, *plan.arrays,
     )  # fmt: skip
     tail = (b.interner.numeric(), 10**6, 10**6)
-    lists = (list(store.tabs), list(store.orders), list(store.starts))
+    lists = (*store.tabs.arrays(), *store.orders.arrays(), *store.starts.arrays())
     args: tuple[Any, ...] = (*head, *lists, *tail, *resume_state())
     covered, status, _ = K.cover_rows.py_func(*args)
     assert status == K.OK
     assert covered.tolist() == [1, 1, 0, 0]
     if K.HAVE_NUMBA:
-        typed = (store.tabs, store.orders, store.starts)
-        args = (*head, *typed, *tail, *resume_state())
+        args = (*head, *lists, *tail, *resume_state())
         assert K.cover_rows(*args)[0].tolist() == [1, 1, 0, 0]
 
 
@@ -258,3 +257,81 @@ def test_random_databases_kernel_equals_reference(seed: int) -> None:
         expected = db.coverage(clause, task.examples.atoms)
         assert set(backend.coverage(clause).tolist()) == expected
         assert set(engine.coverage(clause).tolist()) == expected
+
+
+def test_segments_keep_arrays_end_to_end() -> None:
+    """Segments hold each appended array at its offsets, across buffer growth."""
+    seg = K.Segments()
+    parts = [np.arange(n, dtype=np.int64) * 3 for n in (5, 0, 2000, 7)]  # 2,012 > 1,024 cells
+    for i, a in enumerate(parts):
+        assert seg.append(a) == i
+    flat, at = seg.arrays()
+    assert len(seg) == 4
+    assert at.tolist() == [0, 5, 5, 2005, 2012]  # cumulative lengths 5, 0, 2000, 7
+    for i, a in enumerate(parts):
+        assert seg[i].tolist() == a.tolist()
+        assert flat[at[i] : at[i + 1]].tolist() == a.tolist()
+    with pytest.raises(IndexError):
+        seg[4]
+    for _ in range(40):  # offsets grow past their first 16 entries
+        seg.append(np.array([1, 2], dtype=np.int64))
+    assert len(seg) == 44 and seg[43].tolist() == [1, 2] and seg[2].tolist() == parts[2].tolist()
+
+
+def test_part_key_is_the_same_exactly_for_variants_on_the_same_head_columns() -> None:
+    """Two body parts share a kernel memo iff one is the other with variables renamed and
+    they read the same head columns (the head variable at column c is -1 - c; the others
+    are numbered by first occurrence, counting the head variables first)."""
+    from ilpkit.backends.native.engine import _part_key
+
+    def lits(text: str) -> list[Term]:
+        return list(Clause.from_term(term(f"h(A, B) :- {text}")).body)
+
+    key = ("h", 2)
+    A, B, X = Var("A"), Var("B"), Var("X")
+    k1 = _part_key(key, [A], [0], lits("p(A, C), q(C, D, 5)"))
+    assert k1 == (key, "p", 2, -1, 1, "q", 3, 1, 2, Const(5))  # C = 1, D = 2 (A is first)
+    # a variant (C, D renamed; the head variable called X, same column): same key
+    assert _part_key(key, [X], [0], [Struct("p", (X, Var("E"))), *lits("q(E, F, 5)")]) == k1
+    # the same literals reading head column 1 instead: another key
+    assert _part_key(key, [B], [1], lits("p(B, C), q(C, D, 5)")) != k1
+    # a constant where a variable was, and a repeated variable: other keys
+    assert _part_key(key, [A], [0], lits("p(A, C), q(C, 5, 5)")) != k1
+    assert _part_key(key, [A], [0], lits("p(A, C), q(C, C, 5)")) != k1
+    # a literal with a compound argument: renamed terms, equal for variants
+    k2 = _part_key(key, [A], [0], lits("r(A, f(C)), s(C)"))
+    assert k2 == _part_key(key, [A], [0], lits("r(A, f(Z)), s(Z)"))
+    assert k2 != _part_key(key, [A], [0], lits("r(A, f(C)), s(D)"))
+
+
+def test_sparse_indexes_are_bisected_with_the_same_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every column forced sparse: no key starts are stored and the kernel bisects the row
+    order; gp(A, B) :- parent(A, C), parent(C, B) still covers the two grandparent pairs."""
+    from ilpkit.backends.native import store as S
+
+    monkeypatch.setattr(S, "_DENSE_FACTOR", 0)
+    monkeypatch.setattr(S, "_DENSE_SLACK", -1)
+    b = native(FAMILY)
+    body = list(Clause.from_term(term("gp(A, B) :- parent(A, C), parent(C, B)")).body)
+    A, B = Var("A"), Var("B")
+    store = KernelStore()
+    plan = build_plan([A, B], body, b.facts, b.interner, store)
+    assert all(len(store.starts[i]) == 0 for i in range(len(store.starts)))
+    assert len(store.orders) >= 1  # parent(C, B) is looked up by its bound key
+    hix = b._head_index(("gp", 2))
+    n_lits = len(plan.arrays[0])
+    args = (
+        hix.data, hix.arity, np.arange(4, dtype=np.int64), np.array([0, 1], dtype=np.int64),
+        hix.ranks, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8), plan.nslots,
+        *plan.arrays, *store.tabs.arrays(), *store.orders.arrays(), *store.starts.arrays(),
+        b.interner.numeric(), 10**6, 10**6,
+    )  # fmt: skip
+    for kernel in (K.cover_rows.py_func, K.cover_rows):
+        state = (
+            np.array([0, -1, 1], dtype=np.int64), np.zeros(4, dtype=np.uint8),
+            np.zeros(max(plan.nslots, 1), dtype=np.int64), np.zeros(n_lits, dtype=np.int64),
+            np.zeros(n_lits, dtype=np.int64), np.zeros(n_lits, dtype=np.uint8),
+        )  # fmt: skip
+        covered, status, _ = kernel(*args, *state)
+        assert status == K.OK
+        assert covered.tolist() == [1, 1, 0, 0]

@@ -113,6 +113,35 @@ def test_gteq_tabled_over_the_active_domain() -> None:
     assert rows(backend, table.data) == {c(2, 2), c(2.5, 2)}
 
 
+def test_tabling_again_over_the_same_domain_converts_no_value_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # gteq(X, 1) then gteq(X, 2.5) over {1, 2, 2.5, q}: SLD answers X = 1, 2, 2.5 (>= 1) then
+    # X = 2.5.  Each interned term becomes an evaluator value once for the task: the first
+    # table converts its constant and the 4 domain terms (5), the second only its constant (1).
+    from ilpkit.backends.native import derive
+    from ilpkit.backends.native.prolog import terms as prolog_terms
+
+    calls: list[Term] = []
+    real = prolog_terms._from_term
+
+    def counting(t: Term, on_var: object) -> object:
+        calls.append(t)
+        return real(t, on_var)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(derive, "_from_term", counting)
+    backend, deriver = deriver_for(PROGRAM)
+    dom = domain(backend, [1, 2, 2.5, "q"])
+    first = deriver.over_domain("gteq", [None, Const(1)], [(0, dom)])
+    assert first is not None
+    assert rows(backend, first.data) == {c(1, 1), c(2, 1), c(2.5, 1)}
+    assert len(calls) == 5
+    second = deriver.over_domain("gteq", [None, Const(2.5)], [(0, dom)])
+    assert second is not None
+    assert rows(backend, second.data) == {c(2.5, 2.5)}
+    assert len(calls) == 6
+
+
 def test_memberchk_tabled_over_the_active_domain() -> None:
     backend, deriver = deriver_for(PROGRAM)
     table = deriver.over_domain("inlist", [None], [(0, domain(backend, ["a", "b", "c"]))])
@@ -236,3 +265,46 @@ def test_among_restricts_kernel_coverage_with_derived_literals() -> None:
         full = set(backend.coverage(cl).tolist())
         among = Coverage(sorted(rng.sample(range(n), n // 3)), n)
         assert set(backend.coverage(cl, among).tolist()) == full & set(among.tolist())
+
+
+RINGS = """
+r(m1, [a, b]).
+r(m2, [c, d]).
+s(m1, [c, a]).
+s(m2, [e, f]).
+connected(R1, R2) :- R1 \\= R2, element(A, R1), element(A, R2).
+element(H, [H|_]).
+element(H, [V|T]) :- H \\= V, element(H, T).
+"""
+
+
+@pytest.mark.parametrize("budget", [10.0, -1.0])
+def test_a_refused_literal_is_tabled_call_by_call_while_cheap(
+    budget: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # h(M) :- r(M, R1), s(M, R2), connected(R1, R2).  element(A, R1) with A free gives only
+    # R1's first element (the second clause's H \= V fails on a free H), so connected holds
+    # when R2 holds R1's head: m1's [a,b], [c,a] yes; m2's [c,d], [e,f] no -> h(m1) only.
+    # Over the domain {[a,b], [c,d]} x {[c,a], [e,f]} it holds for ([a,b], [c,a]) and
+    # ([c,d], [c,a]): 2 rows.  connected/2 recurses down
+    # lists (the set-at-a-time evaluator refuses it); its domain is 2 x 2 = 4 tuples, over
+    # derive_tuples = 1 and within 16 x 1: tabled call by call -- unless that takes more than
+    # the CPU budget (-1: always), when the predicate is marked slow and the numpy engine
+    # answers; the coverage is the same.
+    from ilpkit.backends.native import engine
+
+    monkeypatch.setattr(engine, "_CALL_BY_CALL_CPU", budget)
+    task = make_task([], pos=["h(m1)"], neg=["h(m2)"], modes=["modeh(1, h(+m))"])
+    prog = task_of(RINGS).program
+    task = Task(name="rings", format="test", program=prog, examples=task.examples, bias=task.bias)
+    backend = NativeBackend(NativeOptions(derive_tuples=1))
+    backend.load(task)
+    clause = Clause.from_term(term("h(M) :- r(M, R1), s(M, R2), connected(R1, R2)"))
+    assert backend.coverage(clause).ids.tolist() == [0]
+    tables = [t for k, t in backend._derived_tables.items() if k[0] == ("connected", 2)]  # type: ignore[index]
+    assert len(tables) == 1
+    if budget > 0:
+        assert tables[0] is not None and len(tables[0]) == 2
+        assert not backend._slow_calls
+    else:
+        assert tables[0] is None and backend._slow_calls == {("connected", 2)}

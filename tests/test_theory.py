@@ -74,6 +74,60 @@ def test_covering_loop_removes_covered_positives_and_respects_max_rules() -> Non
     assert np.array_equal(scores, cover_counts)
 
 
+def test_a_seed_without_an_acceptable_clause_is_set_aside_or_kept_as_a_fact() -> None:
+    # Positives a, b, c; negative d; p(a), p(b), q(c), q(d); noise 0 (no negative allowed).
+    # Seed a: h(A) :- p(A) covers a and b, no negative -> the first rule; a, b removed.
+    # Seed c: its bottom clause is h(A) :- q(A), which covers d too, and h(A) covers d:
+    # nothing acceptable.  Default: c is set aside (1 rule, 1 uncovered seed); Aleph's
+    # induce adds c itself as a fact: rules h(A) :- p(A) and h(c), covering a, b, c.
+    from tests.reference_prover import make_task
+
+    task = make_task(
+        ["p(a)", "p(b)", "q(c)", "q(d)"],
+        pos=["h(a)", "h(b)", "h(c)"],
+        neg=["h(d)"],
+        modes=["modeh(1, h(+x))", "modeb(1, p(+x))", "modeb(1, q(+x))"],
+        determinations=["h/1, p/1", "h/1, q/1"],
+        settings={"noise": 0, "minpos": 1},
+    )
+    model, backend = fit(task, search="bf", scorer="coverage")
+    assert [str(c) for c in model.clauses()] == ["h(A) :- p(A)."]
+    assert model.uncovered_seeds == 1
+    model, backend = fit(task, search="bf", scorer="coverage", seed_without_rule="fact")
+    assert [str(c) for c in model.clauses()] == ["h(A) :- p(A).", "h(c)."]
+    assert model.uncovered_seeds == 1
+    assert model.score(backend).tolist() == [1, 1, 1, 0]  # a, b, c covered; d not
+    assert model.rules()[1].tp == 1 and model.rules()[1].fp == 0
+
+
+def test_beat_the_seed_keeps_only_clauses_scoring_above_the_seed_alone() -> None:
+    # coverage = P - N (Aleph's default evalfn); noise 5.  Positives a, b, c, g; negatives
+    # d, e, f; p(a), p(b), p(g), p(d); q(c), q(e).  The seed alone as a fact scores 1 - 0 = 1.
+    # Seed a: h(A) :- p(A) covers a, b, g, d: 3 - 1 = 2 > 1 (the root h(A): 4 - 3 = 1) -> a
+    # rule either way.  Seed c: h(A) :- q(A) covers c, e: 1 - 1 = 0 (acceptable, noise 5,
+    # and above the root's 1 - 3): a rule by default, but not better than the seed alone, so
+    # with beat_the_seed c has no rule (set aside, or the fact h(c) as in Aleph's induce).
+    from tests.reference_prover import make_task
+
+    task = make_task(
+        ["p(a)", "p(b)", "p(g)", "p(d)", "q(c)", "q(e)"],
+        pos=["h(a)", "h(b)", "h(c)", "h(g)"],
+        neg=["h(d)", "h(e)", "h(f)"],
+        modes=["modeh(1, h(+x))", "modeb(1, p(+x))", "modeb(1, q(+x))"],
+        determinations=["h/1, p/1", "h/1, q/1"],
+        settings={"noise": 5, "minpos": 1},
+    )
+    model, _ = fit(task, search="bf", scorer="coverage")
+    assert [str(c) for c in model.clauses()] == ["h(A) :- p(A).", "h(A) :- q(A)."]
+    model, _ = fit(task, search="bf", scorer="coverage", beat_the_seed=True)
+    assert [str(c) for c in model.clauses()] == ["h(A) :- p(A)."]
+    assert model.uncovered_seeds == 1
+    model, _ = fit(
+        task, search="bf", scorer="coverage", beat_the_seed=True, seed_without_rule="fact"
+    )
+    assert [str(c) for c in model.clauses()] == ["h(A) :- p(A).", "h(c)."]
+
+
 def test_max_clauses_starts_no_search_past_the_budget() -> None:
     task = load_task(bundled_path("uwcse"))
     for key, value in (("nodes", 150), ("i", 2), ("clauselength", 4), ("minpos", 2)):

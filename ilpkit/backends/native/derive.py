@@ -69,6 +69,7 @@ class Deriver:
         self.evaluator.max_rows = max(row_limit, 1)
         self._general: dict[object, FactTable | None] = {}
         self._map = np.zeros(0, dtype=np.int64)
+        self._vid = np.zeros(0, dtype=np.int64)
         self.stats = {"materialised": 0, "tabled": 0, "refused": 0}
 
     # -- public ---------------------------------------------------------------------------------
@@ -102,14 +103,13 @@ class Deriver:
         grids = np.meshgrid(*(d for _, d in inputs), indexing="ij") if inputs else []
         columns = [g.reshape(-1) for g in grids]
         rt_args = [None if a is None else _from_term(a, _no_vars) for a in args]
-        terms = self.interner.terms
         parts: list[Ids] = []
         size = min(total, _CHUNK)
         start = 0
         while start < total:
             stop = min(total, start + size)
-            bound = {
-                pos: [_from_term(terms[i], _no_vars) for i in col[start:stop].tolist()]
+            bound: dict[int, list[Any] | Ids] = {
+                pos: self._value_ids(col[start:stop])
                 for (pos, _), col in zip(inputs, columns, strict=True)
             }
             try:
@@ -131,7 +131,7 @@ class Deriver:
 
     # -- internals ----------------------------------------------------------------------------
     def _table(
-        self, name: str, args: list[Any], bound: dict[int, list[Any]], n: int
+        self, name: str, args: list[Any], bound: dict[int, list[Any] | Ids], n: int
     ) -> FactTable | None:
         try:
             rows = self._rows(name, args, bound, n)
@@ -141,7 +141,7 @@ class Deriver:
             return None
         return FactTable.from_array(name, _distinct_rows(rows))
 
-    def _rows(self, name: str, args: list[Any], bound: dict[int, list[Any]], n: int) -> Ids:
+    def _rows(self, name: str, args: list[Any], bound: dict[int, list[Any] | Ids], n: int) -> Ids:
         """Interned answer rows of ``n`` calls; raises :class:`.vectorised.Unsupported`
         (also for an error or a nesting too deep, which the tuple-at-a-time engine reports
         or copes with)."""
@@ -164,12 +164,30 @@ class Deriver:
         if data.size == 0:
             return data.copy()
         uniq, inverse = np.unique(data, return_inverse=True)
-        terms = self.interner.terms
-        ident = self.evaluator.values.id
-        vids = np.array([ident(_from_term(terms[i], _no_vars)) for i in uniq.tolist()])
-        mapping = self._mapping()  # extends the map to the new value ids (found again)
-        mapping[vids] = uniq
+        vids = self._value_ids(uniq)
         return vids[inverse.reshape(-1)].reshape(data.shape).astype(np.int64)
+
+    def _value_ids(self, ids: Ids) -> Ids:
+        """Interner ids -> evaluator value ids, each interned term converted once for the
+        task (tabling over a domain asks for the same domain with every new constant:
+        carcinogenesis' ``gteq(C, K)`` for each ``K`` over all 1,102 charges), recording
+        the correspondence for :meth:`_mapping` too."""
+        ids = np.asarray(ids, dtype=np.int64)
+        n = len(self.interner.terms)
+        if len(self._vid) < n:
+            pad = np.full(n - len(self._vid), -1, dtype=np.int64)
+            self._vid = np.concatenate([self._vid, pad])
+        missing = np.unique(ids[self._vid[ids] < 0])
+        if len(missing):
+            terms = self.interner.terms
+            ident = self.evaluator.values.id
+            vids = np.array(
+                [ident(_from_term(terms[i], _no_vars)) for i in missing.tolist()], dtype=np.int64
+            )
+            self._vid[missing] = vids
+            mapping = self._mapping()  # extends the map to the new value ids
+            mapping[vids] = missing
+        return self._vid[ids]
 
     def _mapping(self, needed: Ids | None = None) -> Ids:
         """Evaluator value id -> interner id (-1: not converted yet), extended as the

@@ -160,6 +160,7 @@ class NativeBackend(Backend):
         self._parts: OrderedDict[object, Part] = OrderedDict()
         self._parts_bytes = 0
         self._derived_tables: dict[object, FactTable | None] = {}
+        self._slow_calls: set[tuple[str, int]] = set()
         self._domains: dict[tuple[int, int], Ids] = {}
         self._keep_alive: list[FactTable] = []
 
@@ -176,6 +177,7 @@ class NativeBackend(Backend):
         self._parts.clear()
         self._parts_bytes = 0
         self._derived_tables = {}
+        self._slow_calls = set()
         self._domains = {}
         self._keep_alive = []
         self.facts = {
@@ -299,8 +301,20 @@ class NativeBackend(Backend):
         timeout = self.options.timeout
         self._deadline = time.monotonic() + timeout if timeout else None
         self._rss0 = _resident_bytes() if self.opts.memory_limit_mb is not None else None
-        canon = clause.canonical()
         n = self.n_examples
+        if self._use_kernel:
+            # The kernel first, on the clause as given: its answers are exact, it keeps its
+            # own memo per body part (any variable names), and it never fills the numpy
+            # engine's cache -- so the variant-normal form, the cache lookup and the split
+            # below are only paid by clauses outside its fragment (most of a search's
+            # clauses are inside: carcinogenesis 13% + 6% of a learn run's CPU).
+            try:
+                ids = self._kernel_cover(clause, among)
+            except ResourceLimitExceeded as exc:
+                raise ResourceLimitExceeded(f"{exc} (clause: {describe_clause(clause)})") from None
+            if ids is not None:
+                return Coverage(ids, n, trusted=True)
+        canon = clause.canonical()
         cached = self.cache.get(canon)
         if cached is not None:
             self.cache.move_to_end(canon)
@@ -315,9 +329,7 @@ class NativeBackend(Backend):
                     return Coverage.empty(n)
                 reduced = Clause(canon.head, connected).canonical()
                 return self._coverage(reduced, among)
-            ids = self._kernel_cover(canon, among) if self._use_kernel else None
-            if ids is None:
-                ids = self._cover(canon, among)
+            ids = self._cover(canon, among)
         except ResourceLimitExceeded as exc:
             raise ResourceLimitExceeded(f"{exc} (clause: {describe_clause(clause)})") from None
         return Coverage(ids, n, trusted=True)
@@ -412,12 +424,7 @@ class NativeBackend(Backend):
     ) -> Part | Literal["empty"] | None:
         """The plan of one body part and its answers so far per tuple of head values
         (cached; None when outside the kernel's fragment)."""
-        names = {v: Var(f"_H{c}") for v, c in zip(hv, cols, strict=True)}
-        for lit in lits:
-            for v in iter_vars(lit):
-                if v not in names:
-                    names[v] = Var(f"_{len(names)}")
-        ident = (key, tuple(substitute(lit, names) for lit in lits))
+        ident = _part_key(key, hv, cols, lits)
         got = self._parts.get(ident)
         if got is not None:
             self._parts.move_to_end(ident)
@@ -503,6 +510,21 @@ class NativeBackend(Backend):
                 table = deriver.over_domain(
                     name, pattern, [(c, d) for (c, _), d in zip(inputs, domains, strict=True)]
                 )
+            if (
+                table is None
+                and inputs
+                and size <= _CALL_BY_CALL * self.opts.derive_tuples
+                and key not in self._slow_calls
+            ):
+                # outside the set-at-a-time fragment (carcinogenesis' connected/2 recurses
+                # down ring lists): still one call per tuple, once, rather than the numpy
+                # engine once per clause -- while that is cheap: a predicate whose table
+                # takes over _CALL_BY_CALL_CPU seconds (mutagenesis' ring perception, 50%
+                # slower learning) is left to the numpy engine, which calls only the
+                # tuples a clause reaches
+                table = self._derive_table(lit, inputs, outputs, domains, _CALL_BY_CALL_CPU)
+                if table is None:
+                    self._slow_calls.add(key)
         self._derived_tables[ident] = table
         if table is not None:
             self._keep_alive.append(table)
@@ -514,7 +536,10 @@ class NativeBackend(Backend):
         inputs: list[tuple[int, Var]],
         outputs: list[tuple[int, Var]],
         domains: list[Ids],
+        cpu_budget: float | None = None,
     ) -> FactTable | None:
+        """The literal's answers for every tuple of ``domains``, call by call (memoised);
+        None when a call errs or the calls take more than ``cpu_budget`` CPU seconds."""
         import itertools
 
         args = _args(lit)
@@ -523,8 +548,11 @@ class NativeBackend(Backend):
         base = [-1 if type(a) is Var else self.interner.id(a) for a in args]
         rows: list[list[int]] = []
         free = [v for _, v in outputs]
+        start = time.process_time()
         try:
             for combo in itertools.product(*(d.tolist() for d in domains)):
+                if cpu_budget is not None and time.process_time() - start > cpu_budget:
+                    return None
                 goal = substitute(
                     lit, {v: terms[i] for (_, v), i in zip(inputs, combo, strict=True)}
                 )
@@ -1048,6 +1076,45 @@ class NativeBackend(Backend):
 
 COMPARISONS_2: Final = frozenset((op, 2) for op in COMPARISONS)
 _UNIFY: Final = frozenset({("=", 2), ("\\=", 2), ("==", 2), ("\\==", 2)})
+
+
+_CALL_BY_CALL: Final = 16
+"""A rule-defined literal the set-at-a-time evaluator refuses is still tabled call by call
+over its domain when that has at most this many times ``derive_tuples`` tuples..."""
+_CALL_BY_CALL_CPU: Final = 0.2
+"""... and takes at most this many CPU seconds (else its predicate is never tried so again)."""
+
+
+def _part_key(
+    key: tuple[str, int], hv: list[Var], cols: list[int], lits: list[Term]
+) -> tuple[object, ...]:
+    """The memo key of a body part: the same for two parts that are variants reading the
+    same head columns.  The head variable at column ``c`` is ``-1 - c``, the others are
+    numbered by first occurrence (counting the head variables first).  Literals whose
+    arguments are all variables or atomic (bottom-clause literals) are spelled as flat
+    tuples, several times cheaper than renaming them (the key is built for every clause a
+    search evaluates); others are renamed terms."""
+    names: dict[Var, int] = {v: -1 - c for v, c in zip(hv, cols, strict=True)}
+    out: list[object] = [key]
+    for lit in lits:
+        args = lit.args if type(lit) is Struct else ()
+        if any(type(a) is Struct for a in args):
+            for v in iter_vars(lit):
+                if v not in names:
+                    names[v] = len(names)
+            out.append(substitute(lit, {v: Var(f"_{i}") for v, i in names.items()}))
+            continue
+        out.append(lit.name if type(lit) is Struct else lit)
+        out.append(len(args))
+        for a in args:
+            if type(a) is Var:
+                i = names.get(a)
+                if i is None:
+                    i = names[a] = len(names)
+                out.append(i)
+            else:
+                out.append(a)
+    return tuple(out)
 
 
 def _indicator(term: Term) -> tuple[str, int]:

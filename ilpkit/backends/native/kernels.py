@@ -28,12 +28,10 @@ import numpy as np
 
 try:  # numba is a dependency, but the backend must still work where it cannot be imported
     from numba import njit as _njit
-    from numba.typed import List as TypedList
 
     HAVE_NUMBA = True
 except ImportError:  # pragma: no cover - exercised only without numba
     HAVE_NUMBA = False
-    TypedList = list
 
     def _njit(*args: Any, **kwargs: Any) -> Any:  # type: ignore[no-redef]
         def wrap(f: Any) -> Any:
@@ -92,8 +90,11 @@ def cover_rows(
     once: Any,
     dep: Any,
     tabs: Any,
+    tab_at: Any,
     orders: Any,
+    order_at: Any,
     starts: Any,
+    start_at: Any,
     num: Any,
     budget: int,
     pause: int,
@@ -106,9 +107,14 @@ def cover_rows(
 ) -> Any:
     """Which of ``rows`` (rows of the head predicate's example table) the body covers.
 
-    Slot ``j`` starts as column ``hcol[j]`` of the row.  With a non-empty ``memo`` (0 unknown,
-    1 covered, 2 not; indexed by the sum of ``ranks`` of those columns times ``strides``)
-    each distinct tuple of head values is proved once, and the answers are kept there.
+    Slot ``j`` starts as column ``hcol[j]`` of the row.  ``tabs``, ``orders`` and ``starts``
+    are :class:`Segments` (a flat array and its offsets ``*_at``): table ``t``'s data is
+    ``tabs[tab_at[t]:tab_at[t + 1]]``, index ``i``'s row order and key starts likewise; an
+    index with no key starts is sparse (keys spread over far more ids than it has rows) and
+    is looked up by bisecting its row order instead.
+    With a non-empty ``memo`` (0 unknown, 1 covered, 2 not; indexed by the sum of ``ranks``
+    of those columns times ``strides``) each distinct tuple of head values is proved once,
+    and the answers are kept there.
     Returns ``(covered, status, steps)``: ``covered`` (the array given, 0/1 per row), ``OK``
     / ``OVER_BUDGET`` (more than ``budget`` candidate tests: the caller falls back) /
     ``NOT_A_NUMBER`` (a comparison met a non-number: Prolog raises, so the caller falls back)
@@ -160,7 +166,8 @@ def cover_rows(
             kd = kind[k]
             success = False
             if kd == FACT:
-                data = tabs[tab[k]]
+                t = tab[k]
+                data = tabs[tab_at[t] : tab_at[t + 1]]
                 ar = arity[k]
                 kc = keycol[k]
                 if enter:
@@ -170,10 +177,31 @@ def cover_rows(
                         hi[k] = data.shape[0] // ar if ar > 0 else 1
                     else:
                         key = keyval[k] if keymode[k] == CONST else slots[keyval[k]]
-                        st = starts[idx[k]]
-                        if key + 1 < st.shape[0]:
-                            pos[k] = st[key]
-                            hi[k] = st[key + 1]
+                        ix = idx[k]
+                        s_lo = start_at[ix]
+                        s_len = start_at[ix + 1] - s_lo
+                        if s_len == 0:  # a sparse index: bisect the rows sorted by key
+                            o_lo = order_at[ix]
+                            a = 0
+                            b = order_at[ix + 1] - o_lo
+                            while a < b:  # first row whose key is >= key
+                                m = (a + b) // 2
+                                if data[orders[o_lo + m] * ar + kc] < key:
+                                    a = m + 1
+                                else:
+                                    b = m
+                            pos[k] = a
+                            b = order_at[ix + 1] - o_lo
+                            while a < b:  # first row whose key is > key
+                                m = (a + b) // 2
+                                if data[orders[o_lo + m] * ar + kc] <= key:
+                                    a = m + 1
+                                else:
+                                    b = m
+                            hi[k] = a
+                        elif key + 1 < s_len:
+                            pos[k] = starts[s_lo + key]
+                            hi[k] = starts[s_lo + key + 1]
                         else:
                             pos[k] = 0
                             hi[k] = 0
@@ -181,9 +209,10 @@ def cover_rows(
                 h = hi[k]
                 s0 = a_start[k]
                 s1 = a_end[k]
+                o_lo = order_at[idx[k]] if kc >= 0 else 0
                 while p < h:
                     steps += 1
-                    r = p if kc < 0 else orders[idx[k]][p]
+                    r = p if kc < 0 else orders[o_lo + p]
                     p += 1
                     rb = r * ar
                     match = True
@@ -257,18 +286,47 @@ def cover_rows(
     return covered, OK, steps
 
 
-def typed_list() -> Any:
-    """An empty list of int64 arrays the kernel can index (numba's typed list)."""
-    if not HAVE_NUMBA:
-        return []
-    out = TypedList.empty_list(_ARRAY_TYPE)
-    return out
+class Segments:
+    """Int64 arrays kept end to end in one growing flat array, with their offsets: what the
+    kernel reads instead of a list of arrays.
 
+    Why not numba's typed list: building one compiles its methods in every new process
+    (seconds, not cached on disk), while two flat arrays cost nothing to hand to the kernel.
+    The buffer doubles when full, so appending ``n`` values costs amortised O(n)."""
 
-if HAVE_NUMBA:
-    from numba import types as _types
+    def __init__(self) -> None:
+        self._flat = np.zeros(1024, dtype=np.int64)
+        self._at = np.zeros(16, dtype=np.int64)
+        self._count = 0
 
-    _ARRAY_TYPE = _types.int64[::1]
+    def __len__(self) -> int:
+        return self._count
+
+    def append(self, a: Any) -> int:
+        """Add ``a`` (flattened to int64) as the next segment; returns its index."""
+        values = as_ids(a)
+        lo = int(self._at[self._count])
+        hi = lo + values.shape[0]
+        if hi > self._flat.shape[0]:
+            grown = np.zeros(max(hi, 2 * self._flat.shape[0]), dtype=np.int64)
+            grown[:lo] = self._flat[:lo]
+            self._flat = grown
+        self._flat[lo:hi] = values
+        if self._count + 2 > self._at.shape[0]:
+            self._at = np.concatenate([self._at, np.zeros_like(self._at)])
+        self._count += 1
+        self._at[self._count] = hi
+        return self._count - 1
+
+    def __getitem__(self, i: int) -> Any:
+        """Segment ``i`` (a view)."""
+        if not 0 <= i < self._count:
+            raise IndexError(i)
+        return self._flat[self._at[i] : self._at[i + 1]]
+
+    def arrays(self) -> tuple[Any, Any]:
+        """``(flat, offsets)`` as the kernel takes them (views, no copy)."""
+        return self._flat, self._at[: self._count + 1]
 
 
 def as_ids(a: Any) -> Any:
@@ -289,7 +347,7 @@ def warm_up() -> float:
         cover_rows(
             one, 1, one, one, one, one, np.zeros(1, dtype=np.uint8), 1,
             z, z, z, z, z, z, z, z, z, z, z, z, np.zeros(0, dtype=np.float64), z, z, z,
-            typed_list(), typed_list(), typed_list(), np.zeros(1, dtype=np.float64), 10, 10,
+            z, one, z, one, z, one, np.zeros(1, dtype=np.float64), 10, 10,
             np.array([0, -1, 1], dtype=np.int64), np.zeros(1, dtype=np.uint8), one.copy(),
             one.copy(), one.copy(), np.zeros(1, dtype=np.uint8),
         )  # fmt: skip

@@ -55,12 +55,13 @@ class Plan:
 
 
 class KernelStore:
-    """The relations' data and indexes as the kernel's lists, registered once each."""
+    """The relations' data and indexes as the kernel reads them (:class:`.kernels.Segments`),
+    registered once each."""
 
     def __init__(self) -> None:
-        self.tabs = K.typed_list()
-        self.orders = K.typed_list()
-        self.starts = K.typed_list()
+        self.tabs = K.Segments()
+        self.orders = K.Segments()
+        self.starts = K.Segments()
         self._tab: dict[int, int] = {}
         self._idx: dict[tuple[int, int], int] = {}
         self._keep: list[FactTable] = []  # registered tables stay alive (ids are by identity)
@@ -68,8 +69,7 @@ class KernelStore:
     def tab(self, table: FactTable) -> int:
         i = self._tab.get(id(table))
         if i is None:
-            i = self._tab[id(table)] = len(self.tabs)
-            self.tabs.append(K.as_ids(table.data))
+            i = self._tab[id(table)] = self.tabs.append(table.data)
             self._keep.append(table)
         return i
 
@@ -77,10 +77,10 @@ class KernelStore:
         key = (id(table), col)
         i = self._idx.get(key)
         if i is None:
-            i = self._idx[key] = len(self.orders)
             order, _ = table.sorted_column(col)
-            self.orders.append(K.as_ids(order))
-            self.starts.append(K.as_ids(table.key_starts(col)))
+            i = self._idx[key] = self.orders.append(order)
+            sparse = table.sparse(col)  # then no starts: the kernel bisects the order
+            self.starts.append(np.zeros(0, dtype=np.int64) if sparse else table.key_starts(col))
         return i
 
 
@@ -119,8 +119,7 @@ def _estimate(
         else:
             v = ids[c]
             assert v is not None
-            starts = table.key_starts(c)
-            est = float(starts[v + 1] - starts[v]) if v + 1 < len(starts) else 0.0
+            est = float(table.key_count(c, v))
         if est < best or col < 0:
             best, col = est, c
     return best, col
@@ -448,9 +447,9 @@ def run_plan(
             memo,
             plan.nslots,
             *plan.arrays,
-            store.tabs,
-            store.orders,
-            store.starts,
+            *store.tabs.arrays(),
+            *store.orders.arrays(),
+            *store.starts.arrays(),
             numeric,
             budget - total,
             pause,

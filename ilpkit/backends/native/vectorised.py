@@ -30,7 +30,7 @@ instead.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cmp_to_key
 from typing import Any, Final
 
@@ -270,12 +270,13 @@ class Evaluator:
         return [tuple(build(t, r) for t in out_terms) for r in range(st.n)]
 
     def batch(
-        self, name: str, args: Sequence[RT | None], bound: dict[int, list[RT]], n: int
+        self, name: str, args: Sequence[RT | None], bound: Mapping[int, list[RT] | Ids], n: int
     ) -> tuple[Ids, list[Ids]]:
         """Answers of ``name(args)`` for ``n`` calls at once: argument ``i`` in ``bound`` takes
         ``bound[i][r]`` in call ``r``; other arguments are ground (as given) or None (free).
         Returns, per answer (calls in order, each call's answers in Prolog order), the call it
         answers and the id (:attr:`values`) of every argument.  Raises :class:`Unsupported`.
+        A ``bound[i]`` given as an array holds value ids already (no conversion).
 
         Why: a rule-defined literal is tabled over its active domain in one set-at-a-time
         pass (the native backend's derived tables) instead of one call per value."""
@@ -285,7 +286,11 @@ class Evaluator:
         for i, a in enumerate(args):
             if i in bound:
                 v = _V(f"A{i}")
-                cols[v] = np.array([ident(x) for x in bound[i]], dtype=np.int64)
+                given = bound[i]
+                if isinstance(given, np.ndarray):
+                    cols[v] = given.astype(np.int64, copy=False)
+                else:
+                    cols[v] = np.array([ident(x) for x in given], dtype=np.int64)
                 goal_args.append(v)
             elif a is None:
                 goal_args.append(_V(f"A{i}"))

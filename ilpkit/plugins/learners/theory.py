@@ -4,8 +4,12 @@ Repeat until every training positive is covered or ``max_rules`` rules are kept:
 positive not yet covered (the first, or a random one), saturate it, search the clauses its
 bottom clause allows, keep the best *acceptable* clause (``minpos``, ``minacc``, ``noise``) and
 remove the positives it covers.  A seed for which no acceptable clause exists is set aside
-(Aleph would add the example itself as a fact; a model of ground facts does not generalise,
-so ilpkit records the seed as uncovered instead).
+by default (a model of ground facts does not generalise, so ilpkit records the seed as
+uncovered); ``seed_without_rule="fact"`` does what Aleph's ``induce`` does instead: the seed
+itself enters the theory as a ground fact (it then covers exactly that training example).
+With ``beat_the_seed`` a clause must also score better than that fact would (Aleph's
+``induce`` keeps the seed as its best clause unless a clause beats it; so with ``coverage``
+a clause covering only the seed, or fewer positives than negatives plus one, is no rule).
 
 Clause scores during each search count the positives not yet covered and all negatives, as
 Aleph does.  The model's score for an example is the number of its rules that cover it, so
@@ -60,6 +64,17 @@ class TheoryOptions(BaseModel):
         default="ignore",
         description="Unlabeled examples (PU data): ignored, or counted as negatives (the "
         "random sample of the 'posonly' scorer; the 'unlabeled as negative' baseline).",
+    )
+    seed_without_rule: Literal["set_aside", "fact"] = Field(
+        default="set_aside",
+        description="A seed with no acceptable clause: set aside (recorded as uncovered), or "
+        "added to the theory as a ground fact, as Aleph's induce does.",
+    )
+    beat_the_seed: bool = Field(
+        default=False,
+        description="A clause enters the theory only if it scores better than the seed "
+        "itself as a ground fact (covering just the seed), as Aleph's induce does (its trace "
+        "then reports the seed as the best clause); otherwise the seed has no rule.",
     )
     min_tune_pos: int = Field(
         default=0,
@@ -208,9 +223,16 @@ class TheoryLearner:
             searches += 1
             best = ctx.make_search().run(search_ctx)
             evaluated += search_ctx.evaluated
+            if best is not None and self.options.beat_the_seed:
+                alone = search_ctx.weighting.counts(np.array([seed], dtype=np.int64))
+                if best.score <= ctx.scorer.score(alone, 1):
+                    best = None
             if best is None or (not best.body and not _allow_empty(best)):
                 remaining.discard(seed)
                 uncovered += 1
+                if self.options.seed_without_rule == "fact":
+                    clauses.append(Clause(task.examples.atoms[seed]))
+                    found_after.append(evaluated)
                 continue
             clauses.append(best.clause.canonical())
             found_after.append(evaluated)
