@@ -185,6 +185,24 @@ def test_undefined_mode_predicate_fails_and_undefined_literal_covers_nothing(eng
         backend.close()
 
 
+def test_a_rule_calling_a_list_library_predicate_works(engine: str) -> None:
+    """mutagenesis' ring6/4 calls memberchk/2, which the program does not define.  On YAP
+    8.0.2 the clause left a placeholder for memberchk/2 that looked defined, so the library
+    wrapper was not added and every ring goal raised an existence error."""
+    rules = ["in(X) :- p(X, L), memberchk(X, L)", "last_of(X, Y) :- p(X, L), last(L, Y)"]
+    facts = ["p(a, [b, a])", "p(b, [c])", "p(c, [c, d])"]
+    task = task_with_rules(rules, facts, ["t(a)"], ["t(b)"])
+    backend = backend_for(task, engine)
+    nat = native(task)
+    try:
+        for goal in ["in(X)", "last_of(X, Y)", "memberchk(c, [a, c])"]:
+            got = backend.answers(term(goal), None)
+            assert got == nat.answers(term(goal), None)
+        assert [str(a) for a in backend.answers(term("in(X)"), None)] == ["in(a)", "in(c)"]
+    finally:
+        backend.close()
+
+
 def test_among_restricts(engine: str) -> None:
     facts = [f"p(e{i}, x)" for i in range(0, 40, 3)]
     task = make_task(facts, [f"t(e{i})" for i in range(20)], [f"t(e{i})" for i in range(20, 40)])

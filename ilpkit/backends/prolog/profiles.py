@@ -571,11 +571,17 @@ ilpkit_call_step_limited(Goal, _) :-
 % No memory watch inside YAP (not measured).
 ilpkit_set_memory_limit(_).
 
-ilpkit_defined(Name, Arity) :-
-    current_predicate(Name/Arity), !.
+% A clause that calls an undefined predicate leaves YAP 8.0.2 a placeholder for it (static,
+% no clauses) that current_predicate/1 reports: memberchk/2 called by mutagenesis' ring6/4
+% looked defined, so its library wrapper was never added.  Defined means clauses, dynamic,
+% built in or imported.
 ilpkit_defined(Name, Arity) :-
     functor(Goal, Name, Arity),
-    catch(predicate_property(Goal, _), _, fail), !.
+    (   catch(predicate_property(Goal, dynamic), _, fail)
+    ;   catch(predicate_property(Goal, built_in), _, fail)
+    ;   catch(predicate_property(Goal, imported_from(_)), _, fail)
+    ;   catch(predicate_property(Goal, number_of_clauses(N)), _, fail), N > 0
+    ), !.
 
 ilpkit_declare_dynamic(Name, Arity) :-
     dynamic(Name/Arity).
