@@ -30,7 +30,7 @@ instead.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from functools import cmp_to_key
 from typing import Any, Final
 
@@ -50,9 +50,6 @@ RT = Any  # a runtime term of the resolution engine (str, int, float, Str, tuple
 
 MAX_DEPTH: Final = 64
 MAX_ROWS: Final = 20_000_000
-PRUNE_ROWS: Final = 512
-"""Tables of at least this many rows drop the columns nothing pending reads (below it the
-bookkeeping costs more than the copies it saves)."""
 
 
 class Unsupported(Exception):
@@ -160,95 +157,23 @@ class Values:
         return self._num
 
 
-class _Cols:
-    """Variable -> ids per row, where selecting rows is lazy: a column is kept as (base,
-    row index) and gathered only when read; row indexes of a selection are composed once per
-    distinct index, not once per column.
-
-    Why: an exhaustive search carries many columns (``atoms/4``'s atoms and types) through
-    joins and filters that read two of them; gathering every column at every step was most
-    of the evaluator's time."""
-
-    __slots__ = ("_d",)
-
-    def __init__(self, d: dict[_V, tuple[Ids, Ids | None]] | None = None) -> None:
-        self._d: dict[_V, tuple[Ids, Ids | None]] = {} if d is None else d
-
-    @classmethod
-    def of(cls, cols: dict[_V, Ids]) -> _Cols:
-        return cls({v: (c, None) for v, c in cols.items()})
-
-    def __contains__(self, v: object) -> bool:
-        return v in self._d
-
-    def __len__(self) -> int:
-        return len(self._d)
-
-    def __iter__(self) -> Iterator[_V]:
-        return iter(self._d)
-
-    def __getitem__(self, v: _V) -> Ids:
-        base, index = self._d[v]
-        if index is None:
-            return base
-        col = base[index]
-        self._d[v] = (col, None)
-        return col
-
-    def get(self, v: _V) -> Ids | None:
-        return self[v] if v in self._d else None
-
-    def __setitem__(self, v: _V, col: Ids) -> None:
-        self._d[v] = (col, None)
-
-    def lazy(self, v: _V, base: Ids, index: Ids) -> None:
-        """Column ``v`` is ``base[index]``, gathered when first read."""
-        self._d[v] = (base, index)
-
-    def __delitem__(self, v: _V) -> None:
-        del self._d[v]
-
-    def items(self) -> list[tuple[_V, Ids]]:
-        return [(v, self[v]) for v in list(self._d)]
-
-    def copy(self) -> _Cols:
-        return _Cols(dict(self._d))
-
-    def taken(self, idx: Ids) -> _Cols:
-        """The rows ``idx`` (positions) of every column, lazily."""
-        composed: dict[int, Ids] = {}
-        out: dict[_V, tuple[Ids, Ids | None]] = {}
-        for v, (base, index) in self._d.items():
-            if index is None:
-                out[v] = (base, idx)
-            else:
-                c = composed.get(id(index))
-                if c is None:
-                    c = composed[id(index)] = index[idx]
-                out[v] = (base, c)
-        return _Cols(out)
-
-    def keep(self, live: set[_V]) -> _Cols:
-        return _Cols({v: e for v, e in self._d.items() if v in live})
-
-
 class _State:
     """Rows of bindings: ``cols`` (variable -> ids per row) and symbolic bindings ``sub``."""
 
     __slots__ = ("cols", "n", "sub")
 
-    def __init__(self, n: int, cols: dict[_V, Ids] | _Cols, sub: dict[_V, RT]) -> None:
+    def __init__(self, n: int, cols: dict[_V, Ids], sub: dict[_V, RT]) -> None:
         self.n = n
-        self.cols = cols if type(cols) is _Cols else _Cols.of(cols)  # type: ignore[arg-type]
+        self.cols = cols
         self.sub = sub
 
     def copy(self) -> _State:
-        return _State(self.n, self.cols.copy(), dict(self.sub))
+        return _State(self.n, dict(self.cols), dict(self.sub))
 
     def take(self, idx: Ids | Mask) -> None:
-        pos: Ids = np.flatnonzero(idx) if idx.dtype == np.bool_ else idx.astype(np.int64)
-        self.cols = self.cols.taken(pos)
-        self.n = len(pos)
+        cols = {v: c[idx] for v, c in self.cols.items()}
+        self.cols = cols
+        self.n = int(idx.sum()) if idx.dtype == np.bool_ else len(idx)
 
     def fail(self) -> None:
         self.take(np.zeros(0, dtype=np.int64))
@@ -287,10 +212,6 @@ class Evaluator:
         self.strict = False
         self.max_rows = MAX_ROWS
         """Largest table of partial proofs before a call is refused (:class:`Unsupported`)."""
-        self._pending: list[Sequence[RT]] = []
-        """What may still read a variable's column: the goals after the current one in every
-        enclosing conjunction, the arguments and origin column of every enclosing call, the
-        query's arguments (see :meth:`_prune`)."""
         self.fact_source: Callable[[tuple[str, int]], Ids | None] | None = None
         """Where a fact predicate's rows come from as value ids, when not from the engine."""
         """Whether an unbound variable may stand for a value the caller binds: then a test
@@ -329,11 +250,7 @@ class Evaluator:
         free = {i: _V(f"A{i}") for i, a in enumerate(args) if a is None}
         goal_args = tuple(free[i] if a is None else a for i, a in enumerate(args))
         st = _State(1, {}, {})
-        self._pending = [goal_args]
-        try:
-            st = self._call((name, len(args)), goal_args, st, 0)
-        finally:
-            self._pending = []
+        st = self._call((name, len(args)), goal_args, st, 0)
         out_terms = [st.resolve(a) for a in goal_args]
         if st.n == 0:
             return []
@@ -376,11 +293,7 @@ class Evaluator:
                 goal_args.append(a)
         origin = _V("origin")
         cols[origin] = np.arange(n, dtype=np.int64)
-        self._pending = [(*goal_args, origin)]
-        try:
-            st = self._call((name, len(args)), tuple(goal_args), _State(n, cols, {}), 0)
-        finally:
-            self._pending = []
+        st = self._call((name, len(args)), tuple(goal_args), _State(n, cols, {}), 0)
         if st.n == 0:  # no answers: free arguments may never have met a column
             empty = np.zeros(0, dtype=np.int64)
             return empty, [empty for _ in goal_args]
@@ -404,42 +317,13 @@ class Evaluator:
         return _V(f"{name}_{self._counter}")
 
     def _conj(self, goals: Sequence[RT], st: _State, depth: int) -> _State:
-        pending = self._pending
-        for k, g in enumerate(goals):
+        for g in goals:
             if st.n == 0:
                 return st
-            pending.append(goals[k + 1 :])
-            try:
-                st = self._goal(g, st, depth)
-                if st.n > self.max_rows:
-                    raise Unsupported(f"more than {self.max_rows} rows", static=False)
-                if st.n >= PRUNE_ROWS and len(st.cols) > 2:
-                    self._prune(st)
-            finally:
-                pending.pop()
+            st = self._goal(g, st, depth)
+            if st.n > self.max_rows:
+                raise Unsupported(f"more than {self.max_rows} rows", static=False)
         return st
-
-    def _prune(self, st: _State) -> None:
-        """Drop the columns of variables that nothing pending can reach (directly or through
-        the symbolic bindings): later goals never read them, so only the copies are saved.
-
-        Why: an exhaustive search such as ``atoms/4`` carries every level's variables along;
-        copying those dead columns at every join was most of the evaluator's time."""
-        live: set[_V] = set()
-        sub = st.sub
-        stack: list[RT] = [t for terms in self._pending for t in terms]
-        while stack:
-            t = stack.pop()
-            if type(t) is _V:
-                if t not in live:
-                    live.add(t)
-                    nxt = sub.get(t)
-                    if nxt is not None:
-                        stack.append(nxt)
-            elif type(t) is tuple:
-                stack.extend(t[1:])
-        if len(live) < len(st.cols) or any(v not in live for v in st.cols):
-            st.cols = st.cols.keep(live)
 
     def _goal(self, g: RT, st: _State, depth: int) -> _State:
         g = st.walk(g)
@@ -515,29 +399,6 @@ class Evaluator:
         origin = self._fresh("origin")
         base = st.copy()
         base.cols[origin] = np.arange(st.n, dtype=np.int64)
-        self._pending.append((*args, origin))
-        try:
-            self._branches(key, args, base, depth, branches)
-        finally:
-            self._pending.pop()
-        if not branches:
-            out = st.copy()
-            out.fail()
-            return out
-        if len(branches) == 1:
-            del branches[0].cols[origin]
-            return branches[0]
-        return self._merge(st, origin, args, branches)
-
-    def _branches(
-        self,
-        key: tuple[str, int],
-        args: tuple[RT, ...],
-        base: _State,
-        depth: int,
-        branches: list[_State],
-    ) -> None:
-        """The tables of the clauses of ``key`` called with ``args`` on ``base``."""
         for group in self._clause_groups(key):
             if group[0] == "rows":
                 b = self._join(group[1], args, base)
@@ -550,6 +411,14 @@ class Evaluator:
                 b = self._conj(body, b, depth + 1)
             if b.n:
                 branches.append(b)
+        if not branches:
+            out = st.copy()
+            out.fail()
+            return out
+        if len(branches) == 1:
+            del branches[0].cols[origin]
+            return branches[0]
+        return self._merge(st, origin, args, branches)
 
     def _merge(
         self, st: _State, origin: _V, args: tuple[RT, ...], branches: list[_State]
@@ -593,7 +462,7 @@ class Evaluator:
         template = general([tuple(["$args", *(b.resolve(a) for a in args)]) for b in branches])
         parent = np.concatenate([b.cols[origin] for b in branches])
         order = np.argsort(parent, kind="stable")
-        out = _State(len(order), st.cols.taken(parent[order]), dict(st.sub))
+        out = _State(len(order), {v: c[parent[order]] for v, c in st.cols.items()}, dict(st.sub))
         for v, cols in zip(new_vars, new_cols, strict=True):
             out.cols[v] = np.concatenate(cols)[order]
         for a, t in zip(args, template[1:], strict=True):
@@ -756,7 +625,7 @@ class Evaluator:
             keep = eq if keep is None else keep & eq
         for v, j in new.items():
             if not v.void:
-                out.cols.lazy(v, sub_rel[:, j], ridx)
+                out.cols[v] = sub_rel[ridx, j]
         if keep is not None:
             out.take(keep)
         return out
