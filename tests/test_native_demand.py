@@ -35,6 +35,10 @@ cut(b, x9).
 cut(c, x3).
 first_rule(D, R) :- q(D, R).
 first_rule(e, z).
+w(b, y9).
+w(D, R) :- q(D, R), R \\== x2.
+v(a, x1).
+v(D, R) :- var(R), q(D, R).
 """
 EXAMPLES = ["h(a)", "h(b)", "h(c)", "h(d)"]
 
@@ -73,6 +77,13 @@ CASES = [
     ("h(D) :- cut(D, x9)", set()),
     # a rule first: no leading facts, the complete table as before
     ("h(D) :- first_rule(D, R)", {"a", "b", "c"}),
+    # w(D, R) with R bound by p: a widened table (the call with R free, joined on R).
+    # w's answers: a -> y1; b -> y9 (fact; x2 fails the rule's test); c -> y3
+    ("h(D) :- p(D, R), w(D, R)", {"a", "c"}),
+    # v(D, R) with R bound: the rule's var(R) fails, so only the fact v(a, x1) answers;
+    # with R free it would answer q's rows too -- strict mode must refuse the widening
+    ("h(D) :- p(D, R), v(D, R)", {"a"}),
+    ("h(D) :- v(D, R)", {"a", "b", "c"}),
 ]
 
 
@@ -125,3 +136,13 @@ def test_demand_table_replaces_the_facts_of_completed_inputs() -> None:
     assert table.missing(head) == [(2,)]
     # input 2 keeps its fact; input 1 has its complete answers (the fact once); 3 has none
     assert sorted(map(tuple, table.table.data.tolist())) == [(1, 10), (1, 11), (2, 20)]
+
+
+def test_widened_tables_only_where_strict_mode_allows() -> None:
+    b = backend()
+    assert covered(b, "h(D) :- p(D, R), w(D, R)") == {"a", "c"}
+    widened = [d for d in b._demands.values() if d is not None and id(d) in b._strict]
+    assert [d.name for d in widened] == ["w"] and not widened[0].broken
+    assert covered(b, "h(D) :- p(D, R), v(D, R)") == {"a"}
+    refused = [d for d in b._demands.values() if d is not None and d.name == "v"]
+    assert len(refused) == 1 and refused[0].broken  # var(R): the widening is refused

@@ -189,6 +189,7 @@ class NativeBackend(Backend):
         self._derived_tables: dict[object, FactTable | None] = {}
         self._demands: dict[object, DemandTable | None] = {}
         self._patterns: dict[int, tuple[Term, list[tuple[int, Var]], list[tuple[int, Var]]]] = {}
+        self._strict: set[int] = set()  # widened demand tables (answered in strict mode)
         self._leading: dict[tuple[str, int], list[tuple[int, ...] | None]] = {}
         self._domains: dict[tuple[int, int], Ids] = {}
         self._keep_alive: list[FactTable] = []
@@ -208,6 +209,7 @@ class NativeBackend(Backend):
         self._derived_tables = {}
         self._demands = {}
         self._patterns = {}
+        self._strict = set()
         self._leading = {}
         self._domains = {}
         self._keep_alive = []
@@ -497,6 +499,14 @@ class NativeBackend(Backend):
         reports or handles the error as before)."""
         lit, inputs, outputs = self._patterns[id(demand)]
         found: list[tuple[tuple[int, ...], Ids]] = []
+        if id(demand) in self._strict:
+            got = self._strict_rows(lit, inputs, outputs, need)
+            if got is None:
+                demand.broken = True
+                return
+            self.stats["demand_inputs"] = self.stats.get("demand_inputs", 0) + len(need)
+            demand.add(got)
+            return
         try:
             for combo in need:
                 rows = self._answer_rows(lit, inputs, outputs, combo)
@@ -610,21 +620,13 @@ class NativeBackend(Backend):
         size = 1
         for d in domains:
             size *= len(d)
-        if (
-            head is not None
-            and self.opts.demand
-            and inputs
-            and size <= self.opts.derive_tuples
-            and all(v in head for _, v in inputs)
-        ):
-            demand = self._demand(ident, lit, key, inputs, outputs, binders)
-            if demand is not None:
-                if known is not None:
-                    current = known.get(id(demand))
-                    if current is not None:
-                        return current.table
-                if demand.broken:
-                    return None
+        demand = self._demand_for(ident, lit, key, inputs, outputs, binders, head)
+        if demand is not None:
+            if known is not None:
+                current = known.get(id(demand))
+                if current is not None:
+                    return current.table
+            if not demand.broken:
                 if used is not None and all(d is not demand for d in used):
                     used.append(demand)
                 return demand.table
@@ -650,6 +652,43 @@ class NativeBackend(Backend):
             self._keep_alive.append(table)
         return table
 
+    def _demand_for(
+        self,
+        ident: tuple[object, ...],
+        lit: Term,
+        key: tuple[str, int],
+        inputs: list[tuple[int, Var]],
+        outputs: list[tuple[int, Var]],
+        binders: Mapping[Var, tuple[FactTable, int]],
+        head: Mapping[Var, tuple[FactTable, int]] | None,
+    ) -> DemandTable | None:
+        """The demand-driven table for this literal, if it qualifies: its bound variables
+        include head variables, whose tuples of values number at most ``derive_tuples``.
+
+        When other bound variables are inputs too (``ring_size_6(A, B)`` with ``B`` bound by
+        ``benzene(A, B)``), the table is that of the call with those free (*widened*), which
+        the kernel then joins on them.  That is exact only when a bound call's answers are
+        the instances of the free call's (true of pure Horn clauses, not of cut or of a test
+        on a variable the caller binds), so a widened table's answers come from the
+        set-at-a-time evaluator in strict mode, which refuses any call where that could fail
+        (:meth:`.derive.Deriver.general`); a refusal marks the table broken."""
+        if head is None or not self.opts.demand or not inputs:
+            return None
+        own = [(c, v) for c, v in inputs if v in head]
+        if not own:
+            return None
+        size = 1
+        for _, v in own:
+            size *= len(self._domain(binders[v]))
+        if size > self.opts.derive_tuples:
+            return None
+        if len(own) == len(inputs):
+            return self._demand(ident, lit, key, inputs, outputs, binders)
+        others = {c for c, v in inputs if v not in head}
+        wide = ("strict", *(None if i - 1 in others else x for i, x in enumerate(ident)))
+        free = sorted([*outputs, *((c, v) for c, v in inputs if c in others)], key=lambda p: p[0])
+        return self._demand(wide, lit, key, own, free, binders, strict=True)
+
     def _demand(
         self,
         ident: object,
@@ -658,6 +697,7 @@ class NativeBackend(Backend):
         inputs: list[tuple[int, Var]],
         outputs: list[tuple[int, Var]],
         binders: Mapping[Var, tuple[FactTable, int]],
+        strict: bool = False,
     ) -> DemandTable | None:
         """The demand-driven table of this literal pattern (kept for the backend's
         lifetime), or None when its predicate does not start with ground facts."""
@@ -681,8 +721,43 @@ class NativeBackend(Backend):
             name = lit.name if type(lit) is Struct else str(lit)
             demand = DemandTable(name, [(c, binders[v][1]) for c, v in inputs], facts)
             self._patterns[id(demand)] = (lit, inputs, outputs)
+            if strict:
+                self._strict.add(id(demand))
         self._demands[ident] = demand
         return demand
+
+    def _strict_rows(
+        self,
+        lit: Term,
+        inputs: list[tuple[int, Var]],
+        outputs: list[tuple[int, Var]],
+        need: list[tuple[int, ...]],
+    ) -> list[tuple[tuple[int, ...], Ids]] | None:
+        """All answers of ``lit`` with its inputs bound to each tuple of ``need`` and its
+        other variables free, by the strict set-at-a-time evaluator (None when it refuses)."""
+        args = _args(lit)
+        name = lit.name if type(lit) is Struct else str(lit)
+        pattern = [None if type(a) is Var else a for a in args]
+        columns = [
+            (c, np.unique(np.array([t[k] for t in need], dtype=np.int64)))
+            for k, (c, _) in enumerate(inputs)
+        ]
+        deriver = self.deriver
+        deriver.evaluator.strict = True
+        try:
+            table = deriver.over_domain(name, pattern, columns)
+        finally:
+            deriver.evaluator.strict = False
+        if table is None:
+            return None
+        data = table.data.reshape(-1, len(args))
+        pos = [c for c, _ in inputs]
+        groups: dict[tuple[int, ...], list[int]] = {t: [] for t in need}
+        for r, t in enumerate(map(tuple, data[:, pos].tolist())):
+            rows = groups.get(t)
+            if rows is not None:
+                rows.append(r)
+        return [(t, data[np.array(rs, dtype=np.int64)]) for t, rs in groups.items()]
 
     def _answer_rows(
         self,
