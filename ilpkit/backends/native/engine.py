@@ -52,6 +52,7 @@ from ilpkit.backends.native.plan import (
 )
 from ilpkit.backends.native.prolog.errors import _resident_bytes
 from ilpkit.backends.native.store import FactTable, Ids, Interner
+from ilpkit.backends.native.vectorised import MAX_ROWS
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.errors import DataError, IlpkitError, ResourceLimitExceeded
 from ilpkit.core.safety import check_program
@@ -738,19 +739,24 @@ class NativeBackend(Backend):
         args = _args(lit)
         name = lit.name if type(lit) is Struct else str(lit)
         pattern = [None if type(a) is Var else a for a in args]
-        columns = [
-            (c, np.unique(np.array([t[k] for t in need], dtype=np.int64)))
-            for k, (c, _) in enumerate(inputs)
-        ]
         deriver = self.deriver
-        deriver.evaluator.strict = True
+        ev = deriver.evaluator
+        limit = ev.max_rows
+        # partial proofs as many as the resolution engine's own tables allow for the free
+        # call (the answers themselves stay bounded by derive_rows); one input tuple per
+        # pass, so the peak is that of one call (an exhaustive search's tables can be large)
+        ev.strict, ev.max_rows = True, max(limit, MAX_ROWS)
+        parts: list[Ids] = []
         try:
-            table = deriver.over_domain(name, pattern, columns)
+            for t in need:
+                columns = [(c, np.array([t[k]], dtype=np.int64)) for k, (c, _) in enumerate(inputs)]
+                table = deriver.over_domain(name, pattern, columns)
+                if table is None:
+                    return None
+                parts.append(table.data.reshape(-1, len(args)))
         finally:
-            deriver.evaluator.strict = False
-        if table is None:
-            return None
-        data = table.data.reshape(-1, len(args))
+            ev.strict, ev.max_rows = False, limit
+        data = np.concatenate(parts) if parts else np.zeros((0, len(args)), dtype=np.int64)
         pos = [c for c, _ in inputs]
         groups: dict[tuple[int, ...], list[int]] = {t: [] for t in need}
         for r, t in enumerate(map(tuple, data[:, pos].tolist())):
