@@ -160,7 +160,12 @@ def time_native(
     backend = NativeBackend(NativeOptions(kernel=kernel))
     backend.load(task)
     start = time.process_time()
-    covered = [len(backend.coverage(c)) for c in clauses]
+    covered = []
+    LAST_NATIVE_CPU.clear()
+    for c in clauses:
+        t = time.process_time()
+        covered.append(len(backend.coverage(c)))
+        LAST_NATIVE_CPU.append(time.process_time() - t)
     elapsed = time.process_time() - start
     return elapsed, covered, backend.cache_bytes / 1e6
 
@@ -171,13 +176,16 @@ PROLOG_DRIVER = r"""
 run :-
     statistics(cputime, T0),
     forall(cl(I, H, B),
-           ( catch(call_with_time_limit(%(limit)s,
+           ( statistics(cputime, C0),
+             catch(call_with_time_limit(%(limit)s,
                      aggregate_all(count, (ex(E), \+ \+ (E = H, call(B))), N)), _, N = -1),
-             assertz(result(I, N)) )),
+             statistics(cputime, C1),
+             C is C1 - C0,
+             assertz(result(I, N, C)) )),
     statistics(cputime, T1),
     T is T1 - T0,
     format("time ~w~n", [T]),
-    forall(result(I, N), format("~w ~w~n", [I, N])).
+    forall(result(I, N, C), format("~w ~w ~w~n", [I, N, C])).
 """
 
 
@@ -224,10 +232,19 @@ def time_prolog(
             return None
         lines = proc.stdout.splitlines()
         elapsed = float(next(ln for ln in lines if ln.startswith("time "))[5:])
-        counts = dict(
-            (int(a), int(b)) for a, b in (ln.split() for ln in lines if not ln.startswith("time"))
-        )
+        rows = [ln.split() for ln in lines if not ln.startswith("time")]
+        counts = {int(r[0]): int(r[1]) for r in rows}
+        LAST_PROLOG_CPU[:] = [0.0] * len(clauses)
+        for r in rows:
+            LAST_PROLOG_CPU[int(r[0])] = float(r[2])
         return elapsed, [counts[i] for i in range(len(clauses))]
+
+
+LAST_PROLOG_CPU: list[float] = []
+"""Per-clause CPU seconds of the last :func:`time_prolog` run (the limit is wall-clock, so a
+clause stopped by it costs whatever CPU it got in that time: compare on finished clauses)."""
+LAST_NATIVE_CPU: list[float] = []
+"""Per-clause CPU seconds of the last :func:`time_native` run."""
 
 
 # -- named workload: clauses whose literals share one variable (issue 20 item 4) --------------
@@ -460,6 +477,7 @@ def run(
     clauses = make_clauses(task, backend, n_clauses, seed)
     jit_s = warm_up()
     native_s, native_counts, cache_mb = time_native(task, clauses)
+    native_cpu = list(LAST_NATIVE_CPU)
     numpy_s = None
     if numpy_too:
         numpy_s, numpy_counts, _ = time_native(task, clauses, kernel=False)
@@ -472,6 +490,15 @@ def run(
         pairs = [(a, b) for a, b in zip(native_counts, pro[1], strict=True) if b >= 0]
         agree = sum(1 for a, b in pairs if a == b)
         disagree = len(pairs) - agree
+        done = [i for i, b in enumerate(pro[1]) if b >= 0]
+        if len(done) < len(clauses) and len(LAST_PROLOG_CPU) == len(clauses):
+            sw = sum(LAST_PROLOG_CPU[i] for i in done)
+            nat = sum(native_cpu[i] for i in done)
+            print(
+                f"... {name}: on the {len(done)} clauses swipl finished: swipl {sw:.2f} CPU s, "
+                f"native {nat:.2f} CPU s, x swipl {sw / nat if nat else float('inf'):.2f}",
+                flush=True,
+            )
     n_ex = len(task.examples)
     return Result(
         dataset=name,

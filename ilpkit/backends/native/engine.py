@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Final, Literal
 
 import numpy as np
@@ -34,6 +35,7 @@ from pydantic import Field
 
 from ilpkit.backends.base import Backend, BackendOptions, describe_clause
 from ilpkit.backends.native.components import split_independent
+from ilpkit.backends.native.demand import DemandTable, leading_facts
 from ilpkit.backends.native.derive import Deriver
 from ilpkit.backends.native.joins import Bindings, join, join_counts, semi_join
 from ilpkit.backends.native.kernels import HAVE_NUMBA
@@ -50,6 +52,7 @@ from ilpkit.backends.native.plan import (
 )
 from ilpkit.backends.native.prolog.errors import _resident_bytes
 from ilpkit.backends.native.store import FactTable, Ids, Interner
+from ilpkit.backends.native.vectorised import MAX_ROWS
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.errors import DataError, IlpkitError, ResourceLimitExceeded
 from ilpkit.core.safety import check_program
@@ -76,7 +79,25 @@ COMPARISONS: Final = {
     "=\\=": np.not_equal,
 }
 _EMPTY: Final = np.zeros(0, dtype=np.int64)
-Part = tuple[Plan, Ids, Ids, "npt.NDArray[np.uint8]"]  # plan, head columns, strides, answers
+
+
+@dataclass
+class Part:
+    """One body part as the kernel runs it, with its answers so far per tuple of head values
+    (``memo``) and the demand-driven tables its plan joins (rebuilt when one grows)."""
+
+    plan: Plan
+    hcol: Ids
+    strides: Ids
+    memo: npt.NDArray[np.uint8]
+    demands: list[DemandTable]
+    versions: list[int]
+    hv: list[Var]
+    lits: list[Term]
+    binders: dict[Var, tuple[FactTable, int]]
+
+
+_BROKEN: Final = -1  # a kernel status: a demand-driven table's completion raised
 _MEMO_LIMIT: Final = 1 << 22  # largest per-part answer array (entries, one byte each)
 _PARTS_LIMIT: Final = 200_000
 
@@ -117,6 +138,13 @@ class NativeOptions(BackendOptions):
         description="A rule-defined literal in a kernel clause is answered by the resolution "
         "engine once for every tuple of values its bound variables can take, when there are at "
         "most this many (0: never; more: derived set-at-a-time, see derive_rows).",
+    )
+    demand: bool = Field(
+        default=True,
+        description="Such a literal whose inputs are head variables, over a predicate that "
+        "starts with ground facts, is decided on those facts first; complete answers are "
+        "computed only for the inputs of examples they leave undecided (false: for every "
+        "input at once).",
     )
     derive_rows: int = Field(
         default=2_000_000,
@@ -161,6 +189,10 @@ class NativeBackend(Backend):
         self._parts_bytes = 0
         self._derived_tables: dict[object, FactTable | None] = {}
         self._slow_calls: set[tuple[str, int]] = set()
+        self._demands: dict[object, DemandTable | None] = {}
+        self._patterns: dict[int, tuple[Term, list[tuple[int, Var]], list[tuple[int, Var]]]] = {}
+        self._strict: set[int] = set()  # widened demand tables (answered in strict mode)
+        self._leading: dict[tuple[str, int], list[tuple[int, ...] | None]] = {}
         self._domains: dict[tuple[int, int], Ids] = {}
         self._keep_alive: list[FactTable] = []
 
@@ -178,6 +210,10 @@ class NativeBackend(Backend):
         self._parts_bytes = 0
         self._derived_tables = {}
         self._slow_calls = set()
+        self._demands = {}
+        self._patterns = {}
+        self._strict = set()
+        self._leading = {}
         self._domains = {}
         self._keep_alive = []
         self.facts = {
@@ -390,17 +426,18 @@ class NativeBackend(Backend):
                 parts.append(part)
         if not parts:
             return None
-        parts.sort(key=lambda p: len(p[1]))
-        numeric = self.interner.numeric()
+        parts.sort(key=lambda p: len(p.hcol))
         budget = self.opts.kernel_steps
-        for plan, hcol, strides, memo in parts:
+        for part in parts:
             if len(rows) == 0:
                 break
-            covered, status, steps = run_plan(
-                plan, hix, rows, hcol, strides, memo, self.kstore, numeric, budget,
-                self._check_deadline,
-            )  # fmt: skip
+            try:
+                covered, status, steps = self._run_part(key, hix, part, rows, budget)
+            except BaseException:
+                part.memo[:] = 0  # answers of inputs not yet completed may be in it
+                raise
             if status != KERNEL_OK:
+                part.memo[:] = 0
                 return None
             budget -= steps
             rows = rows[covered.view(bool)]
@@ -413,6 +450,85 @@ class NativeBackend(Backend):
             left = Coverage(hix.ids[rows], self.n_examples, trusted=True)
             return self._cover(Clause(head, rest).canonical(), left)
         return hix.ids[rows]
+
+    def _run_part(
+        self, key: tuple[str, int], hix: HeadIndex, part: Part, rows: Ids, budget: int
+    ) -> tuple[npt.NDArray[np.uint8], int, int]:
+        """``(covered, status, steps)`` of one part on ``rows``.  With demand-driven tables
+        (:mod:`.demand`), the rows the tables known so far leave undecided get their inputs'
+        complete answers and are decided again, so every answer is final."""
+        numeric = self.interner.numeric()
+        self._refresh(part)
+        covered, status, steps = run_plan(
+            part.plan, hix, rows, part.hcol, part.strides, part.memo, self.kstore, numeric,
+            budget, self._check_deadline,
+        )  # fmt: skip
+        if status != KERNEL_OK or not part.demands:
+            return covered, status, steps
+        open_ = np.flatnonzero(covered == 0)
+        if len(open_) == 0:
+            return covered, status, steps
+        undecided = rows[open_]
+        data = hix.table.data[undecided]
+        grew = False
+        for demand in part.demands:
+            need = demand.missing(data)
+            if need:
+                self._complete(demand, need)
+                if demand.broken:
+                    return covered, _BROKEN, steps
+                grew = True
+        if not grew:
+            return covered, status, steps
+        self._refresh(part)
+        if len(part.memo):
+            keys = np.zeros(len(undecided), dtype=np.int64)
+            arity = hix.arity
+            for j, c in enumerate(part.hcol.tolist()):
+                keys += hix.ranks[undecided * arity + c] * part.strides[j]
+            part.memo[keys] = 0
+        again, status, more = run_plan(
+            part.plan, hix, undecided, part.hcol, part.strides, part.memo, self.kstore,
+            numeric, budget - steps, self._check_deadline,
+        )  # fmt: skip
+        covered[open_] = again
+        return covered, status, steps + more
+
+    def _refresh(self, part: Part) -> None:
+        """Rebuild the plan of a part when one of its demand-driven tables has grown."""
+        if all(d.version == v for d, v in zip(part.demands, part.versions, strict=True)):
+            return
+        tables = {id(d): d for d in part.demands}
+        part.plan = build_plan(
+            part.hv, part.lits, self.facts, self.interner, self.kstore,
+            lambda lit, fb: self._derived(lit, fb, part.binders, None, tables),
+            part.binders,
+        )  # fmt: skip
+        part.versions = [d.version for d in part.demands]
+
+    def _complete(self, demand: DemandTable, need: list[tuple[int, ...]]) -> None:
+        """Add all answers of ``demand``'s literal for the input tuples ``need``; marks it
+        broken when a call errs (the clause then goes to the set-at-a-time engine, which
+        reports or handles the error as before)."""
+        lit, inputs, outputs = self._patterns[id(demand)]
+        found: list[tuple[tuple[int, ...], Ids]] = []
+        if id(demand) in self._strict:
+            got = self._strict_rows(lit, inputs, outputs, need)
+            if got is None:
+                demand.broken = True
+                return
+            self.stats["demand_inputs"] = self.stats.get("demand_inputs", 0) + len(need)
+            demand.add(got)
+            return
+        try:
+            for combo in need:
+                rows = self._answer_rows(lit, inputs, outputs, combo)
+                found.append((combo, np.array(rows, dtype=np.int64).reshape(-1, demand.arity)))
+        except (IlpkitError, RecursionError):
+            demand.broken = True
+            return
+        self.stats["demand_inputs"] = self.stats.get("demand_inputs", 0) + len(need)
+        demand.add(found)
 
     def _part(
         self,
@@ -428,12 +544,15 @@ class NativeBackend(Backend):
         got = self._parts.get(ident)
         if got is not None:
             self._parts.move_to_end(ident)
-            return got
+            return None if any(d.broken for d in got.demands) else got
         binders = {v: (hix.table, c) for v, c in zip(hv, cols, strict=True)}
+        used: list[DemandTable] = []
         try:
             plan = build_plan(
-                hv, lits, self.facts, self.interner, self.kstore, self._derived, binders
-            )
+                hv, lits, self.facts, self.interner, self.kstore,
+                lambda lit, fb: self._derived(lit, fb, binders, used),
+                binders,
+            )  # fmt: skip
         except Empty:
             return "empty"
         except Refused:
@@ -444,21 +563,37 @@ class NativeBackend(Backend):
             strides[j] = size
             size *= hix.dims[cols[j]]
         memo = np.zeros(size if size <= _MEMO_LIMIT else 0, dtype=np.uint8)
-        part: Part = (plan, np.array(cols, dtype=np.int64), strides, memo)
+        part = Part(
+            plan, np.array(cols, dtype=np.int64), strides, memo, used,
+            [d.version for d in used], hv, lits, binders,
+        )  # fmt: skip
         self._parts[ident] = part
         self._parts_bytes += memo.nbytes
         while self._parts and (
             len(self._parts) > _PARTS_LIMIT or self._parts_bytes > self.opts.cache_mb * 1e6 / 4
         ):
             _, old = self._parts.popitem(last=False)
-            self._parts_bytes -= old[3].nbytes
+            self._parts_bytes -= old.memo.nbytes
         return part
 
-    def _derived(self, lit: Term, binders: Mapping[Var, tuple[FactTable, int]]) -> FactTable | None:
+    def _derived(
+        self,
+        lit: Term,
+        binders: Mapping[Var, tuple[FactTable, int]],
+        head: Mapping[Var, tuple[FactTable, int]] | None = None,
+        used: list[DemandTable] | None = None,
+        known: Mapping[int, DemandTable] | None = None,
+    ) -> FactTable | None:
         """A rule-defined literal as a fact table over its active domain: its answers for
         every tuple of values its bound variables can take (each variable's values: the
         distinct values of the column that first binds it), when there are at most
         ``derive_tuples`` such tuples; None otherwise, or when a call errs.
+
+        When every bound variable is a head variable of the part (``head``: their binders)
+        and the predicate starts with ground facts, the table is demand-driven
+        (:mod:`.demand`): those facts now, complete answers per input when an example needs
+        them; the :class:`DemandTable` is appended to ``used``.  (``known``: the demand
+        tables of a plan being rebuilt, whose current tables are returned.)
 
         Why: the kernel then proves the literal by index lookups; each call is answered once
         (memoised) for the whole search, instead of once per distinct binding per clause."""
@@ -489,13 +624,23 @@ class NativeBackend(Backend):
             else:
                 return None
         ident = tuple(sig)
-        if ident in self._derived_tables:
-            return self._derived_tables[ident]
         domains = [self._domain(binders[v]) for _, v in inputs]
-        name = lit.name if type(lit) is Struct else str(lit)
         size = 1
         for d in domains:
             size *= len(d)
+        demand = self._demand_for(ident, lit, key, inputs, outputs, binders, head)
+        if demand is not None:
+            if known is not None:
+                current = known.get(id(demand))
+                if current is not None:
+                    return current.table
+            if not demand.broken:
+                if used is not None and all(d is not demand for d in used):
+                    used.append(demand)
+                return demand.table
+        if ident in self._derived_tables:
+            return self._derived_tables[ident]
+        name = lit.name if type(lit) is Struct else str(lit)
         table: FactTable | None = None
         # A small domain goes to the resolution engine call by call: its tables share the
         # subgoals of related predicates (mutagenesis' ring predicates all search rings of
@@ -530,6 +675,139 @@ class NativeBackend(Backend):
             self._keep_alive.append(table)
         return table
 
+    def _demand_for(
+        self,
+        ident: tuple[object, ...],
+        lit: Term,
+        key: tuple[str, int],
+        inputs: list[tuple[int, Var]],
+        outputs: list[tuple[int, Var]],
+        binders: Mapping[Var, tuple[FactTable, int]],
+        head: Mapping[Var, tuple[FactTable, int]] | None,
+    ) -> DemandTable | None:
+        """The demand-driven table for this literal, if it qualifies: its bound variables
+        include head variables, whose tuples of values number at most ``derive_tuples``.
+
+        When other bound variables are inputs too (``ring_size_6(A, B)`` with ``B`` bound by
+        ``benzene(A, B)``), the table is that of the call with those free (*widened*), which
+        the kernel then joins on them.  That is exact only when a bound call's answers are
+        the instances of the free call's (true of pure Horn clauses, not of cut or of a test
+        on a variable the caller binds), so a widened table's answers come from the
+        set-at-a-time evaluator in strict mode, which refuses any call where that could fail
+        (:meth:`.derive.Deriver.general`); a refusal marks the table broken."""
+        if head is None or not self.opts.demand or not inputs:
+            return None
+        own = [(c, v) for c, v in inputs if v in head]
+        if not own:
+            return None
+        size = 1
+        for _, v in own:
+            size *= len(self._domain(binders[v]))
+        if size > self.opts.derive_tuples:
+            return None
+        if len(own) == len(inputs):
+            return self._demand(ident, lit, key, inputs, outputs, binders)
+        others = {c for c, v in inputs if v not in head}
+        wide = ("strict", *(None if i - 1 in others else x for i, x in enumerate(ident)))
+        free = sorted([*outputs, *((c, v) for c, v in inputs if c in others)], key=lambda p: p[0])
+        return self._demand(wide, lit, key, own, free, binders, strict=True)
+
+    def _demand(
+        self,
+        ident: object,
+        lit: Term,
+        key: tuple[str, int],
+        inputs: list[tuple[int, Var]],
+        outputs: list[tuple[int, Var]],
+        binders: Mapping[Var, tuple[FactTable, int]],
+        strict: bool = False,
+    ) -> DemandTable | None:
+        """The demand-driven table of this literal pattern (kept for the backend's
+        lifetime), or None when its predicate does not start with ground facts."""
+        if ident in self._demands:
+            return self._demands[ident]
+        leading = self._leading.get(key)
+        if leading is None:
+            leading = []
+            for sc in self.task.program.clauses[key]:
+                cl = sc.clause
+                if cl.body or not is_ground(cl.head):
+                    leading.append(None)
+                    break
+                leading.append(tuple(self.interner.id(a) for a in _args(cl.head)))
+            self._leading[key] = leading
+        args = _args(lit)
+        constants = [(c, self.interner.id(a)) for c, a in enumerate(args) if type(a) is not Var]
+        facts = leading_facts(leading, len(args), constants)
+        demand: DemandTable | None = None
+        if facts is not None:
+            name = lit.name if type(lit) is Struct else str(lit)
+            demand = DemandTable(name, [(c, binders[v][1]) for c, v in inputs], facts)
+            self._patterns[id(demand)] = (lit, inputs, outputs)
+            if strict:
+                self._strict.add(id(demand))
+        self._demands[ident] = demand
+        return demand
+
+    def _strict_rows(
+        self,
+        lit: Term,
+        inputs: list[tuple[int, Var]],
+        outputs: list[tuple[int, Var]],
+        need: list[tuple[int, ...]],
+    ) -> list[tuple[tuple[int, ...], Ids]] | None:
+        """All answers of ``lit`` with its inputs bound to each tuple of ``need`` and its
+        other variables free, by the strict set-at-a-time evaluator (None when it refuses)."""
+        args = _args(lit)
+        name = lit.name if type(lit) is Struct else str(lit)
+        pattern = [None if type(a) is Var else a for a in args]
+        deriver = self.deriver
+        ev = deriver.evaluator
+        limit = ev.max_rows
+        # partial proofs as many as the resolution engine's own tables allow for the free
+        # call (the answers themselves stay bounded by derive_rows); one input tuple per
+        # pass, so the peak is that of one call (an exhaustive search's tables can be large)
+        ev.strict, ev.max_rows = True, max(limit, MAX_ROWS)
+        parts: list[Ids] = []
+        try:
+            for t in need:
+                columns = [(c, np.array([t[k]], dtype=np.int64)) for k, (c, _) in enumerate(inputs)]
+                table = deriver.over_domain(name, pattern, columns)
+                if table is None:
+                    return None
+                parts.append(table.data.reshape(-1, len(args)))
+        finally:
+            ev.strict, ev.max_rows = False, limit
+        data = np.concatenate(parts) if parts else np.zeros((0, len(args)), dtype=np.int64)
+        pos = [c for c, _ in inputs]
+        groups: dict[tuple[int, ...], list[int]] = {t: [] for t in need}
+        for r, t in enumerate(map(tuple, data[:, pos].tolist())):
+            rows = groups.get(t)
+            if rows is not None:
+                rows.append(r)
+        return [(t, data[np.array(rs, dtype=np.int64)]) for t, rs in groups.items()]
+
+    def _answer_rows(
+        self,
+        lit: Term,
+        inputs: list[tuple[int, Var]],
+        outputs: list[tuple[int, Var]],
+        combo: tuple[int, ...],
+    ) -> list[list[int]]:
+        """Interned rows of all answers of ``lit`` with its inputs bound to ``combo``."""
+        terms = self.interner.terms
+        base = [-1 if type(a) is Var else self.interner.id(a) for a in _args(lit)]
+        goal = substitute(lit, {v: terms[i] for (_, v), i in zip(inputs, combo, strict=True)})
+        rows: list[list[int]] = []
+        for ans in self._solve_memo(goal, [v for _, v in outputs]):
+            row = list(base)
+            for (c, _), i in zip(inputs, combo, strict=True):
+                row[c] = i
+            for (c, _), i in zip(outputs, ans, strict=True):
+                row[c] = i
+            rows.append(row)
+        return rows
+
     def _derive_table(
         self,
         lit: Term,
@@ -542,28 +820,14 @@ class NativeBackend(Backend):
         None when a call errs or the calls take more than ``cpu_budget`` CPU seconds."""
         import itertools
 
-        args = _args(lit)
-        arity = len(args)
-        terms = self.interner.terms
-        base = [-1 if type(a) is Var else self.interner.id(a) for a in args]
+        arity = len(_args(lit))
         rows: list[list[int]] = []
-        free = [v for _, v in outputs]
         start = time.process_time()
         try:
             for combo in itertools.product(*(d.tolist() for d in domains)):
                 if cpu_budget is not None and time.process_time() - start > cpu_budget:
                     return None
-                goal = substitute(
-                    lit, {v: terms[i] for (_, v), i in zip(inputs, combo, strict=True)}
-                )
-                answers = self._solve_memo(goal, free)
-                for ans in answers:
-                    row = list(base)
-                    for (c, _), i in zip(inputs, combo, strict=True):
-                        row[c] = i
-                    for (c, _), i in zip(outputs, ans, strict=True):
-                        row[c] = i
-                    rows.append(row)
+                rows += self._answer_rows(lit, inputs, outputs, combo)
         except (IlpkitError, RecursionError):
             return None
         data = np.array(rows, dtype=np.int64).reshape(len(rows), arity)
