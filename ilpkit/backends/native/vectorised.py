@@ -31,167 +31,39 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from functools import cmp_to_key
-from typing import Any, Final
+from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from ilpkit.backends.native.prolog.arith import _eval
 from ilpkit.backends.native.prolog.builtins_core import _CTRL, _DET, _GEN
 from ilpkit.backends.native.prolog.compile import _K_FACTS, _K_USER
 from ilpkit.backends.native.prolog.library import _CONTROL
 from ilpkit.backends.native.prolog.terms import _compare, _from_term
+from ilpkit.backends.native.vectorised_values import (
+    _ARITH,
+    _BUILTINS,
+    _TYPE_TESTS,
+    _V,
+    MAX_DEPTH,
+    RT,
+    Ids,
+    Mask,
+    Values,
+    _filtered,
+    _has_var,
+    _State,
+)
+from ilpkit.backends.native.vectorised_values import (
+    MAX_ROWS as MAX_ROWS,
+)
+from ilpkit.backends.native.vectorised_values import (
+    Unsupported as Unsupported,
+)
+from ilpkit.backends.native.vectorised_values import (
+    _ikey as _ikey,
+)
 from ilpkit.core.terms import is_ground, iter_vars
-
-Ids = npt.NDArray[np.int64]
-Mask = npt.NDArray[np.bool_]
-RT = Any  # a runtime term of the resolution engine (str, int, float, Str, tuple)
-
-MAX_DEPTH: Final = 64
-MAX_ROWS: Final = 20_000_000
-
-
-class Unsupported(Exception):
-    """The call is outside the fragment (``static``: whatever the argument values)."""
-
-    def __init__(self, why: str, static: bool = True) -> None:
-        super().__init__(why)
-        self.static = static
-
-
-class _V:
-    """A variable of the symbolic evaluation (bound symbolically, to a column, or free)."""
-
-    __slots__ = ("name", "void")
-
-    def __init__(self, name: str, void: bool = False) -> None:
-        self.name = name
-        self.void = void  # occurs once in its clause: its values are never needed
-
-    def __repr__(self) -> str:
-        return f"_V({self.name})"
-
-
-def _has_var(t: RT) -> bool:
-    if type(t) is _V:
-        return True
-    if type(t) is tuple:
-        stack = [t]
-        while stack:
-            for a in stack.pop()[1:]:
-                if type(a) is _V:
-                    return True
-                if type(a) is tuple:
-                    stack.append(a)
-    return False
-
-
-def _ikey(v: RT) -> Any:
-    """A dictionary key that tells apart what Prolog tells apart (1 vs 1.0, 0.0 vs -0.0)."""
-    tv = type(v)
-    if tv is tuple:
-        parts = []
-        while type(v) is tuple:  # the last argument (a list's tail) in a loop
-            parts.append(("$c", v[0], len(v), *(_ikey(a) for a in v[1:-1])))
-            v = v[-1]
-        parts.append(_ikey(v))
-        return tuple(parts)
-    if tv is float:
-        return (float, repr(v))
-    return (tv, v)
-
-
-class Values:
-    """Ground runtime values <-> integer ids, with their standard-order ranks."""
-
-    def __init__(self, compare: Callable[[RT, RT], int]) -> None:
-        self.ids: dict[Any, int] = {}
-        self.values: list[RT] = []
-        self._compare = compare
-        self._rank: Ids = np.zeros(0, dtype=np.int64)
-        self._num: npt.NDArray[np.float64] = np.zeros(0)
-        self._tests: dict[str, Mask] = {}
-
-    def id(self, v: RT) -> int:
-        k = _ikey(v)
-        i = self.ids.get(k)
-        if i is None:
-            i = self.ids[k] = len(self.values)
-            self.values.append(v)
-        return i
-
-    def lookup(self, v: RT) -> int | None:
-        return self.ids.get(_ikey(v))
-
-    def rank(self) -> Ids:
-        """Position of every id in the standard order of terms."""
-        if len(self._rank) != len(self.values):
-            values = self.values
-            compare = self._compare
-
-            def cmp(a: int, b: int) -> int:
-                return compare(values[a], values[b])
-
-            order = sorted(range(len(values)), key=cmp_to_key(cmp))
-            rank = np.empty(len(order), dtype=np.int64)
-            rank[np.array(order, dtype=np.int64)] = np.arange(len(order), dtype=np.int64)
-            self._rank = rank
-        return self._rank
-
-    def test(self, name: str) -> Mask:
-        """Whether type test ``name`` (:data:`_TYPE_TESTS`) holds, per id."""
-        mask = self._tests.get(name, np.zeros(0, dtype=bool))
-        if len(mask) != len(self.values):
-            fn = _TYPE_TESTS[name]
-            extra = np.array([fn(v) for v in self.values[len(mask) :]], dtype=bool)
-            mask = self._tests[name] = np.concatenate([mask, extra])
-        return mask
-
-    def numeric(self) -> npt.NDArray[np.float64]:
-        if len(self._num) != len(self.values):
-            self._num = np.array(
-                [float(v) if type(v) is int or type(v) is float else np.nan for v in self.values],
-                dtype=np.float64,
-            )
-        return self._num
-
-
-class _State:
-    """Rows of bindings: ``cols`` (variable -> ids per row) and symbolic bindings ``sub``."""
-
-    __slots__ = ("cols", "n", "sub")
-
-    def __init__(self, n: int, cols: dict[_V, Ids], sub: dict[_V, RT]) -> None:
-        self.n = n
-        self.cols = cols
-        self.sub = sub
-
-    def copy(self) -> _State:
-        return _State(self.n, dict(self.cols), dict(self.sub))
-
-    def take(self, idx: Ids | Mask) -> None:
-        cols = {v: c[idx] for v, c in self.cols.items()}
-        self.cols = cols
-        self.n = int(idx.sum()) if idx.dtype == np.bool_ else len(idx)
-
-    def fail(self) -> None:
-        self.take(np.zeros(0, dtype=np.int64))
-
-    def walk(self, t: RT) -> RT:
-        sub = self.sub
-        while type(t) is _V:
-            nxt = sub.get(t)
-            if nxt is None:
-                return t
-            t = nxt
-        return t
-
-    def resolve(self, t: RT) -> RT:
-        t = self.walk(t)
-        if type(t) is tuple:
-            return tuple([t[0], *(self.resolve(a) for a in t[1:])])
-        return t
 
 
 class Evaluator:
@@ -799,44 +671,3 @@ class Evaluator:
         if len(branches) == 1:
             return branches[0]
         return self._merge(st, origin, (x, lst), branches)
-
-
-_TYPE_TESTS: Final[dict[str, Callable[[RT], bool]]] = {
-    "var": lambda v: False,  # a value in a column is bound
-    "nonvar": lambda v: True,
-    "number": lambda v: type(v) is int or type(v) is float,
-    "integer": lambda v: type(v) is int,
-    "float": lambda v: type(v) is float,
-    "atom": lambda v: type(v) is str and v != "[]",
-    "atomic": lambda v: type(v) is not tuple,
-    "compound": lambda v: type(v) is tuple,
-    "callable": lambda v: (type(v) is str and v != "[]") or type(v) is tuple,
-}
-"""Type tests on a bound value (runtime terms: see :mod:`.resolution`)."""
-_BUILTINS: Final = frozenset(
-    {("=", 2), ("==", 2), ("\\==", 2), ("@<", 2), ("@>", 2), ("@=<", 2), ("@>=", 2), ("<", 2),
-     (">", 2), ("=<", 2), (">=", 2), ("=:=", 2), ("=\\=", 2), ("is", 2), ("fail", 0),
-     ("false", 0), ("\\=", 2), *((name, 1) for name in _TYPE_TESTS)}
-)  # fmt: skip
-_ARITH: Final[dict[str, Callable[[Any, Any], Any]]] = {
-    "<": lambda a, b: a < b,
-    ">": lambda a, b: a > b,
-    "=<": lambda a, b: a <= b,
-    ">=": lambda a, b: a >= b,
-    "=:=": lambda a, b: a == b,
-    "=\\=": lambda a, b: a != b,
-}
-
-
-def _filtered(st: _State, keep: Mask | bool) -> _State:
-    if isinstance(keep, np.ndarray):
-        if keep.all():
-            return st
-        out = st.copy()
-        out.take(keep)
-        return out
-    if keep:
-        return st
-    out = st.copy()
-    out.fail()
-    return out
