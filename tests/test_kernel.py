@@ -282,7 +282,7 @@ def test_part_key_is_the_same_exactly_for_variants_on_the_same_head_columns() ->
     """Two body parts share a kernel memo iff one is the other with variables renamed and
     they read the same head columns (the head variable at column c is -1 - c; the others
     are numbered by first occurrence, counting the head variables first)."""
-    from ilpkit.backends.native.engine import _part_key
+    from ilpkit.backends.native.engine_common import _part_key
 
     def lits(text: str) -> list[Term]:
         return list(Clause.from_term(term(f"h(A, B) :- {text}")).body)
