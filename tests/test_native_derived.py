@@ -291,9 +291,9 @@ def test_a_refused_literal_is_tabled_call_by_call_while_cheap(
     # derive_tuples = 1 and within 16 x 1: tabled call by call -- unless that takes more than
     # the CPU budget (-1: always), when the predicate is marked slow and the numpy engine
     # answers; the coverage is the same.
-    from ilpkit.backends.native import engine
+    from ilpkit.backends.native import kernel_cover
 
-    monkeypatch.setattr(engine, "_CALL_BY_CALL_CPU", budget)
+    monkeypatch.setattr(kernel_cover, "_CALL_BY_CALL_CPU", budget)
     task = make_task([], pos=["h(m1)"], neg=["h(m2)"], modes=["modeh(1, h(+m))"])
     prog = task_of(RINGS).program
     task = Task(name="rings", format="test", program=prog, examples=task.examples, bias=task.bias)
