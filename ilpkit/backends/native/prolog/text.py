@@ -9,6 +9,7 @@ from typing import Final
 
 from ilpkit.backends.native.prolog.errors import _err, _inst_err, _type_err
 from ilpkit.backends.native.prolog.terms import NIL, RT, Ref, _deref, _list_items, _mklist
+from ilpkit.core.reader import _SIMPLE_ESCAPES
 from ilpkit.core.terms import Str
 
 # --------------------------------------------------------------------------------------------
@@ -62,22 +63,8 @@ _NUMBER_RE: Final = re.compile(
     re.VERBOSE,
 )
 
-_ESCAPES: Final = {
-    "n": "\n",
-    "t": "\t",
-    "r": "\r",
-    "a": "\a",
-    "b": "\b",
-    "f": "\f",
-    "v": "\v",
-    "0": "\0",
-    "\\": "\\",
-    "'": "'",
-    '"': '"',
-    "`": "`",
-    "e": "\x1b",
-    "s": " ",
-}
+_ESCAPES: Final = {**_SIMPLE_ESCAPES, "0": "\0"}
+"""The reader's one-character escapes (one table for both), plus ``\\0``."""
 
 
 _MAX_TEXT_DIGITS: Final = 4_000
