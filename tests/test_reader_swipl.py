@@ -220,6 +220,7 @@ def test_hand_picked_terms(swipl, tmp_path):
         Str('say "hi"\n'),
         Struct("+", (Struct(":", (Const("a"), Const("b"))), Const("c"))),
         Struct("xor", (Const("a"), Struct("*", (Const("b"), Const("c"))))),
+        Struct("#", (Struct("+", (Const("x"), Const("y"))),)),  # not "#x+y": (#x)+y in SWI
     ]
     pairs = [(to_prolog(t), plain(t)) for t in terms]
     for term, verdict in zip(terms, run_swipl(swipl, tmp_path, pairs), strict=True):

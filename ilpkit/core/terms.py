@@ -544,14 +544,28 @@ def to_prolog(term: Term, priority: int = 1200) -> str:
         operand = to_prolog(arg, arg_max)
         first = operand[:1]
         # "- 1" reads as -1 on some engines: operands starting with a digit, and operator
-        # atoms, use functional notation instead.
-        if not first.isdigit() and not _is_operator_atom(arg):
+        # atoms, use functional notation instead; so does an infix operand of the prefix
+        # operator's own priority, which SWI-Prolog reads apart: "#x+y" ('#' fy 500) is
+        # (#x)+y there, #(x+y) in the standard.
+        if (
+            not first.isdigit()
+            and not _is_operator_atom(arg)
+            and not _same_priority_infix(arg, arg_max, operand)
+        ):
             # No glue before "(" (functional notation) or "{" (SWI-Prolog 7 reads -{a} as a dict).
             glue = _is_symbol_atom(name) and first not in ops.SYMBOL_CHARS and first not in "({"
             text = f"{quote_atom(name)}{'' if glue else ' '}{operand}"
             return f"({text})" if p > priority else text
     inner = ",".join(to_prolog(a, 999) for a in args)
     return f"{quote_atom(name)}({inner})"
+
+
+def _same_priority_infix(arg: Term, priority: int, text: str) -> bool:
+    """Whether ``arg`` is written as an unbracketed infix term of exactly ``priority``."""
+    if type(arg) is not Struct or len(arg.args) != 2 or text.startswith("("):
+        return False
+    op = ops.infix(arg.name)
+    return op is not None and op[0] == priority
 
 
 def _glue_safe(left: str, right: str) -> bool:
