@@ -93,6 +93,8 @@ def test_explore_prunes_only_what_is_definitely_worse(explore: bool, pruned: boo
 
     class Ctx:
         scorer = get_plugin_manager().make("scorer", "coverage")
+        acceptance = Acceptance()
+        incumbent = -np.inf
 
     Ctx.explore = explore  # type: ignore[attr-defined]
     node = fake((1,), 5, 3, number=2)

@@ -107,6 +107,10 @@ class SearchContext:
     """Aleph's ``explore`` setting: prune only what is *definitely worse* than the best clause
     (bound < best), not what is *no better* (bound <= best); see :mod:`ilpkit.plugins.search.
     topdown`."""
+    incumbent: float = -math.inf
+    """Score of a clause held before the search starts -- Aleph's start label, the seed kept
+    as a ground fact when nothing beats it (``[1,0,2,F]``). Strategies that honour it prune
+    against it as against a best clause found and return only a clause scoring above it."""
     among: Coverage | None = None
     observers: list[Observer] = field(default_factory=list)
     evaluated: int = 0

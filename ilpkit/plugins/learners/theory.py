@@ -220,13 +220,13 @@ class TheoryLearner:
                 tune_positives=tune_positives,
                 min_tune_pos=self.options.min_tune_pos,
             )
+            if self.options.beat_the_seed:
+                search_ctx.incumbent = seed_score(search_ctx, seed)
             searches += 1
             best = ctx.make_search().run(search_ctx)
             evaluated += search_ctx.evaluated
-            if best is not None and self.options.beat_the_seed:
-                alone = search_ctx.weighting.counts(np.array([seed], dtype=np.int64))
-                if best.score <= ctx.scorer.score(alone, 1):
-                    best = None
+            if best is not None and best.score <= search_ctx.incumbent:
+                best = None  # a search that does not take the incumbent into account
             if best is None or (not best.body and not _allow_empty(best)):
                 remaining.discard(seed)
                 uncovered += 1
@@ -294,6 +294,14 @@ def _tune_positives(
     tune = ctx.tune_ids if ctx.tune_ids is not None and len(ctx.tune_ids) else train
     labels = task.examples.labels
     return Coverage(tune[labels[tune] == POS], len(task.examples))
+
+
+def seed_score(search: SearchContext, seed: int) -> float:
+    """The score of the seed kept as a ground fact: Aleph's start label ``[1, 0, 2, F]`` --
+    the seed's own weight as the only positive, no negative, and the length of a clause with
+    one body literal (``get_start_label``, as its trace prints ``[best label so far]``)."""
+    alone = search.weighting.counts(np.array([seed], dtype=np.int64))
+    return search.scorer.score(alone, 2)
 
 
 def _allow_empty(best: Evaluated) -> bool:

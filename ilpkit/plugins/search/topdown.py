@@ -43,6 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ilpkit.core.coverage import Counts, Coverage
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.search import BudgetExhausted, Evaluated, SearchContext, sort_key
+from ilpkit.plugins.search.aleph_operator import run_aleph_operator
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +97,14 @@ class TopDownOptions(BaseModel):
         description="Do not refine a clause whose best possible refinement (same positives, "
         "no negatives) cannot beat the best clause found (Aleph's pruning).",
     )
+    operator: Literal["sets", "aleph"] = Field(
+        default="sets",
+        description="How a clause is refined: 'sets' adds any literal of the bottom clause "
+        "whose inputs it binds, each literal set evaluated once; 'aleph' is Aleph's own "
+        "operator (a clause is a sequence: add the literals depending on its last one, then "
+        "its later kept siblings' literals), which evaluates clauses in Aleph's order and "
+        "counts them as Aleph does.",
+    )
 
 
 class TopDown:
@@ -110,6 +119,8 @@ class TopDown:
         self.name = "topdown" if order == "best" else "bf"
 
     def run(self, ctx: SearchContext) -> Evaluated | None:
+        if self.options.operator == "aleph":
+            return run_aleph_operator(self, ctx)
         best: Evaluated | None = None
         tie = itertools.count()
         open_list: list[_Entry] = []
@@ -118,7 +129,7 @@ class TopDown:
         try:
             root = ctx.evaluate(())
             visited.add(())
-            if ctx.acceptable(root):
+            if ctx.acceptable(root) and root.score > ctx.incumbent:
                 best = root
             self._push(open_list, root, next(tie))
             while open_list:
@@ -138,7 +149,8 @@ class TopDown:
                 ctx.prefetch(children, node)  # one backend call for the node, where cheaper
                 for body in children:
                     child = ctx.evaluate(body, parent=node)
-                    if ctx.acceptable(child) and ctx.better(child, best):
+                    beats = best is not None or child.score > ctx.incumbent
+                    if beats and ctx.acceptable(child) and ctx.better(child, best):
                         best = child
                     if self._expandable(child, ctx):
                         self._push(open_list, child, next(tie))
@@ -158,17 +170,22 @@ class TopDown:
         """Refinements cover subsets of ``node``'s examples and are longer, so for scorers
         that grow with TP and shrink with FP and length, none scores above ``node``'s TP
         with no FP at the next length -- if that cannot beat ``best`` (or, before any clause
-        is acceptable, cannot reach ``minscore``), skip the node."""
+        is acceptable, cannot reach ``minscore`` or beat the context's ``incumbent``), skip
+        the node."""
         if not self.options.prune_by_bound:
             return False
-        floor = best.score if best is not None else ctx.acceptance.minscore
-        if floor == -math.inf:
+        minscore = ctx.acceptance.minscore
+        if best is None and minscore == -math.inf and ctx.incumbent == -math.inf:
             return False
         c = node.counts
         bound = ctx.scorer.score(Counts(c.tp, 0.0, c.p, c.n), len(node.body) + 2)
-        if best is None or ctx.explore:
-            return bound < floor
-        return bound <= floor
+        if best is None:
+            if bound < minscore:
+                return True
+            if ctx.incumbent == -math.inf:
+                return False
+        floor = best.score if best is not None else ctx.incumbent
+        return bound < floor if ctx.explore else bound <= floor
 
     def _push(
         self,

@@ -1,0 +1,135 @@
+"""Aleph's own refinement operator for the top-down searches (``operator="aleph"``).
+
+Aleph 5 with its default ``refineop`` does not refine a clause by every legal literal of the
+bottom clause. A clause is a *sequence* of bottom-clause literals, and a node taken from the
+open list is refined by
+
+1. the literals that depend on its last literal (take one of its outputs as an input), in
+   bottom-clause order, whose inputs the clause binds; then
+2. the last literals of its *later siblings*: the clauses made after it in the same
+   expansion of its parent that were kept as nodes (those not already added under 1).
+
+A clause is kept as a node -- expanded later, and a sibling of the clauses made after it --
+only when it may still lead to a better clause: it covers ``minpos`` positives, its bound
+(its positives, no negatives, one more literal) beats the best clause so far (what "beats"
+means follows ``explore``, as for the ``sets`` operator), and it is shorter than
+``clauselength``. Every clause made counts against ``nodes``, kept or not; a literal set
+reached by two sequences is evaluated twice; a clause becomes the best only by scoring
+strictly above it (the first of equally good clauses stays). So each literal set is built in
+Aleph's order, and the evaluation order, node counts and ties are Aleph's. Read off Aleph's
+trace (``set(verbosity,1)``): the manual says only that the search ranges over subsets of the
+bottom clause, which ``operator="sets"`` (each set once, by whichever order reaches it
+first) also does.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ilpkit.core.search import BudgetExhausted, Evaluated, SearchContext, sort_key
+
+if TYPE_CHECKING:
+    from ilpkit.plugins.search.topdown import TopDown, _Waiting
+
+
+@dataclass(eq=False)
+class _Node:
+    """A kept clause: its evaluation (packed while it waits), its literals in the order they
+    were added, and the kept clauses of the expansion that made it (its siblings)."""
+
+    item: Evaluated | _Waiting | None
+    path: tuple[int, ...]
+    bound: frozenset[int]
+    kin: list[_Node] = field(repr=False)
+    at: int = 0
+
+    @property
+    def last(self) -> int:
+        return self.path[-1] if self.path else -1
+
+
+class _Dependents:
+    """``of(l)``: the literals taking an output of literal ``l`` as an input (``l = -1``: the
+    head, whose outputs are its input variables), in bottom-clause order."""
+
+    def __init__(self, ctx: SearchContext) -> None:
+        lits = ctx.bottom.literals
+        self.inputs = [frozenset(lit.inputs) for lit in lits]
+        self.outputs = [frozenset(lit.outputs) for lit in lits]
+        self.head = frozenset(ctx.bottom.head_inputs)
+        self._cache: dict[int, tuple[list[int], frozenset[int]]] = {}
+
+    def of(self, lit: int) -> tuple[list[int], frozenset[int]]:
+        got = self._cache.get(lit)
+        if got is None:
+            made = self.head if lit < 0 else self.outputs[lit]
+            ks = [k for k, ins in enumerate(self.inputs) if ins & made or (lit < 0 and not ins)]
+            got = self._cache[lit] = (ks, frozenset(ks))
+        return got
+
+
+def run_aleph_operator(search: TopDown, ctx: SearchContext) -> Evaluated | None:
+    """The search of :class:`~ilpkit.plugins.search.topdown.TopDown` with Aleph's operator."""
+    from ilpkit.plugins.search.topdown import _Waiting, bf_key, waiting
+
+    deps = _Dependents(ctx)
+    best: Evaluated | None = None
+    tie = itertools.count()
+    heap: list[tuple[tuple[float, int, int] | tuple[int, float, int], int, _Node]] = []
+    ctx.memo = False
+
+    def beats(e: Evaluated) -> bool:
+        floor = best.score if best is not None else ctx.incumbent
+        return ctx.acceptable(e) and e.score > floor
+
+    def keep(e: Evaluated, path: tuple[int, ...]) -> bool:
+        return (
+            e.counts.tp >= ctx.acceptance.minpos
+            and ctx.refiner.can_grow(path)
+            and not search._hopeless(e, best, ctx)
+        )
+
+    def push(node: _Node, e: Evaluated) -> None:
+        key = sort_key(e) if search.order == "best" else bf_key(e)
+        heapq.heappush(heap, (key, next(tie), node))
+
+    try:
+        root = ctx.evaluate(())
+        if beats(root):
+            best = root
+        if keep(root, ()):
+            top = _Node(waiting(root), (), deps.head, [])
+            top.kin.append(top)
+            push(top, root)
+        while heap:
+            node = heapq.heappop(heap)[2]
+            item = node.item
+            assert item is not None
+            e = item.unpack() if isinstance(item, _Waiting) else item
+            node.item = None  # only its last literal is needed from now on (as a sibling)
+            if search._hopeless(e, best, ctx):
+                continue
+            own, own_set = deps.of(node.last)
+            taken = set(node.path)
+            grow = [k for k in own if k not in taken and deps.inputs[k] <= node.bound]
+            grow += [s.last for s in node.kin[node.at + 1 :] if s.last not in own_set]
+            bodies = [tuple(sorted((*node.path, k))) for k in grow]
+            ctx.prefetch(bodies, e)
+            made: list[_Node] = []
+            for k, body in zip(grow, bodies, strict=True):
+                child = ctx.evaluate(body, parent=e)
+                if beats(child):
+                    best = child
+                path = (*node.path, k)
+                if keep(child, path):
+                    kid = _Node(waiting(child), path, node.bound | deps.outputs[k], made)
+                    kid.at = len(made)
+                    made.append(kid)
+                    push(kid, child)
+            search._trim(heap)  # type: ignore[arg-type]
+    except BudgetExhausted:
+        pass
+    return best
