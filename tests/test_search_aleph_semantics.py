@@ -15,10 +15,13 @@ import numpy as np
 import pytest
 
 from ilpkit.backends.native.engine import NativeBackend
+from ilpkit.core.bottom import BottomClause, BottomLiteral
 from ilpkit.core.coverage import Counts, Coverage, Weighting
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.search import Acceptance, Evaluated, SearchContext, Trajectory
 from ilpkit.core.task import Task
+from ilpkit.core.terms import Clause, Const, Struct, Var
+from ilpkit.plugins.learners.theory import seed_score
 from ilpkit.plugins.search import topdown
 from ilpkit.plugins.search.topdown import TopDown, TopDownOptions, _Waiting, bf_key, waiting
 
@@ -180,3 +183,112 @@ def test_a_clause_covering_few_examples_is_not_packed() -> None:
     # 512 covered of 2,000: 4,096 bytes against a 250-byte bitset -> packed
     many = Evaluated(e.body, e.clause, Coverage(range(512), 2_000), e.counts, 3.0, 3)
     assert isinstance(waiting(many), _Waiting)
+
+
+# -- Aleph's own refinement operator (operator="aleph") and the seed's start label ------------
+#
+# A hand-built bottom clause  p(A) :- q(A,B), r(A), s(B), t(A)  (literals 0..3) over ten
+# examples, 0-4 positive and 5-9 negative; each literal's own cover is given and a clause
+# covers the intersection of its literals' covers (they share only A, or B through q).
+_COVERS = {"q": {0, 1, 2, 3, 5, 6}, "r": {0, 1, 5, 6, 7}, "s": {0, 1, 5}, "t": {1, 2, 3, 4, 5}}
+
+
+class _SetBackend:
+    """Coverage of a clause = intersection of its body literals' covers (within ``among``)."""
+
+    def coverage(self, clause: Clause, among: Coverage | None = None) -> Coverage:
+        covered = set(range(10))
+        for lit in clause.body:
+            covered &= _COVERS[lit.name]  # type: ignore[union-attr]
+        if among is not None:
+            covered &= set(among.ids.tolist())
+        return Coverage(sorted(covered), 10)
+
+
+def _tiny_bottom() -> BottomClause:
+    a, b = Var("A"), Var("B")
+
+    def lit(
+        name: str, args: tuple[Var, ...], ins: tuple[int, ...], outs: tuple[int, ...]
+    ) -> BottomLiteral:
+        term = Struct(name, args)
+        return BottomLiteral(term, term, 0, 1, ins, outs)
+
+    literals = (
+        lit("q", (a, b), (0,), (1,)),
+        lit("r", (a,), (0,), ()),
+        lit("s", (b,), (1,), ()),
+        lit("t", (a,), (0,), ()),
+    )
+    return BottomClause(
+        seed=Struct("p", (Const("e0"),)),
+        head=Struct("p", (a,)),
+        literals=literals,
+        head_inputs=frozenset({0}),
+        head_outputs=frozenset(),
+        n_vars=2,
+        modes=(),
+        suppliers=(0, 0b0001),
+    )
+
+
+def _tiny_context(incumbent: float = -np.inf) -> SearchContext:
+    labels = np.array([1] * 5 + [0] * 5, dtype=np.int8)
+    return SearchContext(
+        bottom=_tiny_bottom(),
+        backend=_SetBackend(),  # type: ignore[arg-type]
+        scorer=get_plugin_manager().make("scorer", "coverage"),
+        weighting=Weighting(labels, np.ones(10)),
+        budget=100,
+        rng=random.Random(0),
+        clauselength=3,
+        acceptance=Acceptance(minpos=1, minacc=0.0, noise=2),
+        incumbent=incumbent,
+    )
+
+
+def _stream(operator: str, incumbent: float = -np.inf) -> tuple[list[tuple[int, ...]], object]:
+    ctx, trajectory = _tiny_context(incumbent), Trajectory()
+    ctx.observers.append(trajectory)
+    best = TopDown(TopDownOptions(operator=operator), "fifo").run(ctx)
+    return [e.body for e in trajectory], (best.body if best is not None else None)
+
+
+def test_aleph_operator_adds_dependents_then_later_kept_siblings() -> None:
+    """Coverage (P - N), noise 2, clauselength 3, worked by hand from Aleph's operator:
+    root 5/5 (not acceptable); its refinements are the literals needing only A, in order:
+    {q} 4/2 = 2 (best; bound P = 4 > 2, kept), {r} 2/3 (bound 2 <= 2: not kept), {t} 4/1 = 3
+    (best, kept). bf takes {t} first (score 3): t outputs nothing and no kept sibling comes
+    after it, so no refinement. Then {q}: its dependent s (takes B), then its later kept
+    sibling t -- not r, which was not kept: {q,s} 2/1, {q,t} 3/1. Nothing beats {t}."""
+    bodies, best = _stream("aleph")
+    assert bodies == [(), (0,), (1,), (3,), (0, 2), (0, 3)]
+    assert best == (3,)
+
+
+def test_the_sets_operator_adds_every_legal_literal_once() -> None:
+    """The same task with ilpkit's default operator: {t} is refined by every literal whose
+    inputs it binds (q, r), then {q} by r and s ({q,t} was already evaluated): 8 clauses."""
+    bodies, best = _stream("sets")
+    assert bodies == [(), (0,), (1,), (3,), (0, 3), (1, 3), (0, 1), (0, 2)]
+    assert best == (3,)
+
+
+@pytest.mark.parametrize("operator", ["sets", "aleph"])
+def test_a_clause_must_beat_the_incumbent(operator: str) -> None:
+    """Incumbent 4 (a clause already held scoring 4): {t} scores 3 and is no rule; no
+    one-literal clause has a bound (its P) above 4, so none is refined -- 4 clauses in all."""
+    bodies, best = _stream(operator, incumbent=4.0)
+    assert best is None
+    assert bodies == [(), (0,), (1,), (3,)]
+
+
+@pytest.mark.parametrize(("scorer", "expected"), [("coverage", 1.0), ("compression", 0.0)])
+def test_the_seed_scores_as_aleph_start_label(
+    trains: tuple[Task, NativeBackend], scorer: str, expected: float
+) -> None:
+    """Aleph's start label is [1, 0, 2, F]: one positive, no negative, length 2. Coverage
+    P - N = 1; compression P - N - L + 1 = 1 - 0 - 2 + 1 = 0 (Aleph manual, evalfn)."""
+    ctx = context(trains, 10)
+    ctx.scorer = get_plugin_manager().make("scorer", scorer)
+    assert seed_score(ctx, 0) == expected
