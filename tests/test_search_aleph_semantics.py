@@ -99,6 +99,10 @@ def test_explore_prunes_only_what_is_definitely_worse(explore: bool, pruned: boo
         acceptance = Acceptance()
         incumbent = -np.inf
 
+        @staticmethod
+        def length(body: tuple[int, ...]) -> int:
+            return len(body) + 1
+
     Ctx.explore = explore  # type: ignore[attr-defined]
     node = fake((1,), 5, 3, number=2)
     best = fake((2, 3), 5, 0, number=7)

@@ -29,7 +29,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -144,11 +144,17 @@ class Backend(ABC):
         """Ground instances of ``goal``, one per solution in Prolog order (see Oracle)."""
 
     def saturate(
-        self, example: Term | int, bias: Bias | None = None, depth: int | None = None
+        self,
+        example: Term | int,
+        bias: Bias | None = None,
+        depth: int | None = None,
+        order: Literal["modes", "aleph"] = "modes",
     ) -> BottomClause:
-        """The bottom clause of ``example`` (an example id or a ground atom)."""
+        """The bottom clause of ``example`` (an example id or a ground atom); ``order``: the
+        literal order (:func:`ilpkit.core.bottom.saturate`)."""
         atom = self.task.examples.atoms[example] if isinstance(example, int) else example
-        bottom = saturate(atom, bias if bias is not None else self.task.bias, self, depth)
+        chosen = bias if bias is not None else self.task.bias
+        bottom = saturate(atom, chosen, self, depth, order)
         note_dropped(self, len(bottom.dropped))  # runs report the goals dropped
         return bottom
 

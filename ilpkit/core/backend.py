@@ -31,7 +31,9 @@ class BackendProtocol(Protocol):
         """Load background knowledge and examples (replacing any previous task)."""
         ...
 
-    def saturate(self, example: Any, bias: Any = None, depth: int | None = None) -> Any:
+    def saturate(
+        self, example: Any, bias: Any = None, depth: int | None = None, order: Any = "modes"
+    ) -> Any:
         """The bottom clause of ``example`` (an example id or a ground atom)."""
         ...
 

@@ -18,6 +18,12 @@ Saturation (Muggleton's bottom clause, Aleph's ``sat/1``; dissertation 2.2):
 The literal order -- layer, then mode order, then input-combination order, then answer
 order -- is the order of this algorithm and is identical on every backend, because backends
 only answer the goal calls (``Oracle.answers``) and Prolog answer order is fixed by the data.
+``order="aleph"`` builds the same literals in the order Aleph 5's ``sat/1`` does (read off its
+printed bottom clauses; the manual does not fix an order): within a layer the predicates come
+in the order of their determinations (each predicate's modes in declaration order), and the
+input combinations of a mode take, for each input place in turn, the terms reached exactly at
+the previous layer there and any earlier term at the other places, newest term first. The
+order decides which of equally good clauses a search meets first.
 
 A goal call that exceeds a resource limit (a background predicate that loops behind a body
 mode) contributes no literal: it is dropped, listed in :attr:`BottomClause.dropped`, and
@@ -27,10 +33,10 @@ saturation goes on with the next goal, as Aleph's depth-bounded proofs drop such
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from dataclasses import replace as with_fields
-from typing import Protocol
+from typing import Literal, Protocol
 
 from ilpkit.core.bias import Bias, Mode, Place
 from ilpkit.core.errors import BiasError, ResourceLimitExceeded
@@ -121,7 +127,13 @@ class BottomClause:
         return str(self.full_clause())
 
 
-def saturate(seed: Term, bias: Bias, oracle: Oracle, depth: int | None = None) -> BottomClause:
+def saturate(
+    seed: Term,
+    bias: Bias,
+    oracle: Oracle,
+    depth: int | None = None,
+    order: Literal["modes", "aleph"] = "modes",
+) -> BottomClause:
     """The bottom clause of ``seed`` (see the module docstring for the algorithm)."""
     depth = int(bias.settings["i"]) if depth is None else depth
     target = indicator(seed)
@@ -146,11 +158,18 @@ def saturate(seed: Term, bias: Bias, oracle: Oracle, depth: int | None = None) -
     seen: set[Term] = set()
     tried: set[tuple[int, tuple[Term, ...]]] = set()
     dropped: list[str] = []
+    schedule = _aleph_schedule(bias, target, body_modes) if order == "aleph" else None
     for layer in range(1, depth + 1):
-        for mi, mode in enumerate(body_modes):
+        for mi in schedule if schedule is not None else range(len(body_modes)):
+            mode = body_modes[mi]
             inputs = mode.inputs()
-            pools = [state.available(p.type, layer) for p in inputs]
-            for combo in itertools.product(*pools):
+            if schedule is None:
+                combos: Iterable[tuple[Term, ...]] = itertools.product(
+                    *(state.available(p.type, layer) for p in inputs)
+                )
+            else:
+                combos = state.newest_first(tuple(p.type for p in inputs), layer)
+            for combo in combos:
                 key = (mi, combo)
                 if key in tried:
                     continue
@@ -191,6 +210,38 @@ class _Saturation:
 
     def available(self, typ: str, layer: int) -> list[Term]:
         return [v for v, d in self.by_type.get(typ, ()) if d < layer]
+
+    def newest_first(self, types: tuple[str, ...], layer: int) -> Iterator[tuple[Term, ...]]:
+        """Aleph's input combinations at ``layer``: for each place ``i`` in turn, a term
+        reached exactly at ``layer - 1`` at ``i`` (outermost) and terms reached before
+        ``layer`` at the other places (in place order), newest first everywhere; combinations
+        met again are left to the caller's ``tried`` set."""
+        if not types:
+            yield ()
+            return
+        for i in range(len(types)):
+            pools = [
+                [
+                    v
+                    for v, d in reversed(self.by_type.get(t, ()))
+                    if (d == layer - 1 if j == i else d < layer)
+                ]
+                for j, t in enumerate(types)
+            ]
+            rest = pools[:i] + pools[i + 1 :]
+            for first in pools[i]:
+                for others in itertools.product(*rest):
+                    yield (*others[:i], first, *others[i:])
+
+
+def _aleph_schedule(bias: Bias, target: tuple[str, int], body_modes: tuple[Mode, ...]) -> list[int]:
+    """Body-mode indices in Aleph's ``get_atoms`` order: predicates in the order of their
+    determinations for ``target`` (a repeated one counts once), each predicate's modes in
+    declaration order; with no determination, declaration order."""
+    preds = list(dict.fromkeys(b for h, b in bias.determinations if h == target))
+    if not preds:
+        return list(range(len(body_modes)))
+    return [mi for p in preds for mi, m in enumerate(body_modes) if m.indicator == p]
 
 
 def _goal(mode: Mode, inputs: dict[tuple[int, ...], Term]) -> Term:

@@ -111,6 +111,9 @@ class SearchContext:
     """Score of a clause held before the search starts -- Aleph's start label, the seed kept
     as a ground fact when nothing beats it (``[1,0,2,F]``). Strategies that honour it prune
     against it as against a best clause found and return only a clause scoring above it."""
+    free: frozenset[int] = frozenset()
+    """Bottom-clause literals that add nothing to a clause's length (Aleph's operator does not
+    count ``=`` literals: its ``clauselength`` and length-aware scores skip them)."""
     among: Coverage | None = None
     observers: list[Observer] = field(default_factory=list)
     evaluated: int = 0
@@ -159,7 +162,7 @@ class SearchContext:
             coverage = known.coverage
         counts = self.weighting.counts(coverage)
         score = self.scorer.score(
-            counts, len(body) + 1, parent.counts if parent is not None else None
+            counts, self.length(body), parent.counts if parent is not None else None
         )
         self.evaluated += 1
         came_from = origin if origin is not None else parent
@@ -177,6 +180,12 @@ class SearchContext:
         for observer in self.observers:
             observer(result)
         return result
+
+    def length(self, body: ClauseIds) -> int:
+        """Literals of the clause ``body``, counting the head and not the ``free`` ones."""
+        if not self.free:
+            return len(body) + 1
+        return 1 + sum(1 for k in body if k not in self.free)
 
     def prefetch(self, bodies: Sequence[ClauseIds], parent: Evaluated) -> None:
         """Ask the backend, in one ``coverage_many`` call, for the coverage of the

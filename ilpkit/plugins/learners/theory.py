@@ -76,6 +76,12 @@ class TheoryOptions(BaseModel):
         "itself as a ground fact (covering just the seed), as Aleph's induce does (its trace "
         "then reports the seed as the best clause); otherwise the seed has no rule.",
     )
+    bottom_order: Literal["modes", "aleph"] = Field(
+        default="modes",
+        description="Literal order of each seed's bottom clause: 'modes' (layer, then mode "
+        "declaration order) or 'aleph' (layer, then determination order, newest input terms "
+        "first, as Aleph's sat/1); it decides which of equally good clauses is found first.",
+    )
     min_tune_pos: int = Field(
         default=0,
         ge=0,
@@ -203,7 +209,9 @@ class TheoryLearner:
         ):
             pool = sorted(remaining)
             seed = pool[0] if self.options.seed_order == "first" else order_rng.choice(pool)
-            bottom = ctx.backend.saturate(seed, depth=int(settings["i"]))
+            bottom = ctx.backend.saturate(
+                seed, depth=int(settings["i"]), order=self.options.bottom_order
+            )
             active = np.array(sorted(remaining | set(int(i) for i in negatives)), dtype=np.int64)
             search_ctx = _TuneCheckedSearch(
                 bottom=bottom,

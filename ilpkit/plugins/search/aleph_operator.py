@@ -15,7 +15,9 @@ only when it may still lead to a better clause: it covers ``minpos`` positives, 
 means follows ``explore``, as for the ``sets`` operator), and it is shorter than
 ``clauselength``. Every clause made counts against ``nodes``, kept or not; a literal set
 reached by two sequences is evaluated twice; a clause becomes the best only by scoring
-strictly above it (the first of equally good clauses stays). So each literal set is built in
+strictly above it (the first of equally good clauses stays); and an ``=`` literal adds
+nothing to a clause's length -- for ``clauselength``, the breadth-first order and scores
+that count literals (Aleph's ``get_pclause`` gives ``=`` length 0). So each literal set is built in
 Aleph's order, and the evaluation order, node counts and ties are Aleph's. Read off Aleph's
 trace (``set(verbosity,1)``): the manual says only that the search ranges over subsets of the
 bottom clause, which ``operator="sets"`` (each set once, by whichever order reaches it
@@ -29,7 +31,8 @@ import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ilpkit.core.search import BudgetExhausted, Evaluated, SearchContext, sort_key
+from ilpkit.core.search import BudgetExhausted, Evaluated, SearchContext
+from ilpkit.core.terms import indicator
 
 if TYPE_CHECKING:
     from ilpkit.plugins.search.topdown import TopDown, _Waiting
@@ -73,9 +76,12 @@ class _Dependents:
 
 def run_aleph_operator(search: TopDown, ctx: SearchContext) -> Evaluated | None:
     """The search of :class:`~ilpkit.plugins.search.topdown.TopDown` with Aleph's operator."""
-    from ilpkit.plugins.search.topdown import _Waiting, bf_key, waiting
+    from ilpkit.plugins.search.topdown import _Waiting, waiting
 
     deps = _Dependents(ctx)
+    ctx.free = frozenset(
+        k for k, lit in enumerate(ctx.bottom.literals) if indicator(lit.term) == ("=", 2)
+    )
     best: Evaluated | None = None
     tie = itertools.count()
     heap: list[tuple[tuple[float, int, int] | tuple[int, float, int], int, _Node]] = []
@@ -85,22 +91,23 @@ def run_aleph_operator(search: TopDown, ctx: SearchContext) -> Evaluated | None:
         floor = best.score if best is not None else ctx.incumbent
         return ctx.acceptable(e) and e.score > floor
 
-    def keep(e: Evaluated, path: tuple[int, ...]) -> bool:
+    def keep(e: Evaluated) -> bool:
         return (
             e.counts.tp >= ctx.acceptance.minpos
-            and ctx.refiner.can_grow(path)
+            and ctx.length(e.body) < ctx.clauselength
             and not search._hopeless(e, best, ctx)
         )
 
     def push(node: _Node, e: Evaluated) -> None:
-        key = sort_key(e) if search.order == "best" else bf_key(e)
+        size = ctx.length(e.body)
+        key = (-e.score, size, e.number) if search.order == "best" else (size, -e.score, e.number)
         heapq.heappush(heap, (key, next(tie), node))
 
     try:
         root = ctx.evaluate(())
         if beats(root):
             best = root
-        if keep(root, ()):
+        if keep(root):
             top = _Node(waiting(root), (), deps.head, [])
             top.kin.append(top)
             push(top, root)
@@ -117,6 +124,9 @@ def run_aleph_operator(search: TopDown, ctx: SearchContext) -> Evaluated | None:
             grow = [k for k in own if k not in taken and deps.inputs[k] <= node.bound]
             grow += [s.last for s in node.kin[node.at + 1 :] if s.last not in own_set]
             bodies = [tuple(sorted((*node.path, k))) for k in grow]
+            fits = [ctx.length(b) <= ctx.clauselength for b in bodies]
+            grow = [k for k, ok in zip(grow, fits, strict=True) if ok]
+            bodies = [b for b, ok in zip(bodies, fits, strict=True) if ok]
             ctx.prefetch(bodies, e)
             made: list[_Node] = []
             for k, body in zip(grow, bodies, strict=True):
@@ -124,7 +134,7 @@ def run_aleph_operator(search: TopDown, ctx: SearchContext) -> Evaluated | None:
                 if beats(child):
                     best = child
                 path = (*node.path, k)
-                if keep(child, path):
+                if keep(child):
                     kid = _Node(waiting(child), path, node.bound | deps.outputs[k], made)
                     kid.at = len(made)
                     made.append(kid)

@@ -178,7 +178,7 @@ class TopDown:
         if best is None and minscore == -math.inf and ctx.incumbent == -math.inf:
             return False
         c = node.counts
-        bound = ctx.scorer.score(Counts(c.tp, 0.0, c.p, c.n), len(node.body) + 2)
+        bound = ctx.scorer.score(Counts(c.tp, 0.0, c.p, c.n), ctx.length(node.body) + 1)
         if best is None:
             if bound < minscore:
                 return True
