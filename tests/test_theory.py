@@ -16,7 +16,9 @@ from ilpkit.core.formats import load_task
 from ilpkit.core.learner import LearnContext, load_model, save_model
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.task import Task
+from ilpkit.core.terms import indicator
 from ilpkit.datasets import bundled_path
+from ilpkit.plugins.learners.theory import TheoryModel
 
 runner = CliRunner()
 
@@ -28,7 +30,7 @@ def fit(
     scorer: str = "laplace",
     seed: int = 0,
     **learner: object,
-) -> object:
+) -> tuple[TheoryModel, NativeBackend]:
     manager = get_plugin_manager()
     backend = NativeBackend()
     backend.load(task)
@@ -39,7 +41,9 @@ def fit(
         settings=task.bias.settings,
         seed=seed,
     )
-    return manager.make("learner", "theory", learner).fit(task, ctx), backend
+    model = manager.make("learner", "theory", learner).fit(task, ctx)
+    assert isinstance(model, TheoryModel)
+    return model, backend
 
 
 def test_trains_theory_is_the_classic_rule() -> None:
@@ -98,6 +102,31 @@ def test_a_seed_without_an_acceptable_clause_is_set_aside_or_kept_as_a_fact() ->
     assert model.uncovered_seeds == 1
     assert model.score(backend).tolist() == [1, 1, 1, 0]  # a, b, c covered; d not
     assert model.rules()[1].tp == 1 and model.rules()[1].fp == 0
+
+
+@pytest.mark.parametrize(
+    ("settings", "facts"),
+    [({"minpos": 1}, ["h(c)."]), ({"minpos": 2}, []), ({"minpos": 1, "minscore": 2}, [])],
+)
+def test_a_seed_fact_passes_minpos_and_minscore_as_in_aleph(
+    settings: dict[str, float], facts: list[str]
+) -> None:
+    # The task above: h(A) :- p(A) covers a and b (P = 2, coverage 2 - 0 = 2), a rule under
+    # each setting; seed c has no acceptable clause.  Aleph's induce keeps a seed's fact only
+    # if its label [1, 0, 2, F] (one positive; coverage F = 1 - 0 = 1) passes minpos and
+    # minscore: with minpos 2 or minscore 2 seed c is removed without a fact.
+    from tests.reference_prover import make_task
+
+    task = make_task(
+        ["p(a)", "p(b)", "q(c)", "q(d)"],
+        pos=["h(a)", "h(b)", "h(c)"],
+        neg=["h(d)"],
+        modes=["modeh(1, h(+x))", "modeb(1, p(+x))", "modeb(1, q(+x))"],
+        determinations=["h/1, p/1", "h/1, q/1"],
+        settings={"noise": 0, **settings},
+    )
+    model, _ = fit(task, search="bf", scorer="coverage", seed_without_rule="fact")
+    assert [str(c) for c in model.clauses()] == ["h(A) :- p(A).", *facts]
 
 
 def test_beat_the_seed_keeps_only_clauses_scoring_above_the_seed_alone() -> None:
@@ -245,7 +274,7 @@ def test_mutagenesis_end_to_end() -> None:
     model, backend = fit(task, max_rules=2)
     assert 1 <= len(model.rules()) <= 2
     for rule in model.rules():
-        assert rule.clause.head.name == "active"
+        assert indicator(rule.clause.head)[0] == "active"
         assert rule.tp >= 1
     assert model.score(backend).shape == (len(task.examples),)
 

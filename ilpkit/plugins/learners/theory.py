@@ -6,7 +6,8 @@ bottom clause allows, keep the best *acceptable* clause (``minpos``, ``minacc``,
 remove the positives it covers.  A seed for which no acceptable clause exists is set aside
 by default (a model of ground facts does not generalise, so ilpkit records the seed as
 uncovered); ``seed_without_rule="fact"`` does what Aleph's ``induce`` does instead: the seed
-itself enters the theory as a ground fact (it then covers exactly that training example).
+itself enters the theory as a ground fact (it then covers exactly that training example) --
+if, as a clause covering one positive, it passes ``minpos`` and ``minscore``.
 With ``beat_the_seed`` a clause must also score better than that fact would (Aleph's
 ``induce`` keeps the seed as its best clause unless a clause beats it; so with ``coverage``
 a clause covering only the seed, or fewer positives than negatives plus one, is no rule).
@@ -238,7 +239,7 @@ class TheoryLearner:
             if best is None or (not best.body and not _allow_empty(best)):
                 remaining.discard(seed)
                 uncovered += 1
-                if self.options.seed_without_rule == "fact":
+                if self.options.seed_without_rule == "fact" and _fact_allowed(search_ctx, seed):
                     clauses.append(Clause(task.examples.atoms[seed]))
                     found_after.append(evaluated)
                 continue
@@ -310,6 +311,15 @@ def seed_score(search: SearchContext, seed: int) -> float:
     one body literal (``get_start_label``, as its trace prints ``[best label so far]``)."""
     alone = search.weighting.counts(np.array([seed], dtype=np.int64))
     return search.scorer.score(alone, 2)
+
+
+def _fact_allowed(search: SearchContext, seed: int) -> bool:
+    """Whether the seed as a ground fact may enter the theory: Aleph's induce adds its best
+    clause -- here the seed itself, label ``[1, 0, 2, F]`` -- to the theory only if it covers
+    ``minpos`` positives and scores at least ``minscore`` (otherwise the seed is only removed
+    from the positives left, as ilpkit's default does); noise and minacc hold for it."""
+    alone = search.weighting.counts(np.array([seed], dtype=np.int64))
+    return search.acceptance.ok(alone, seed_score(search, seed))
 
 
 def _allow_empty(best: Evaluated) -> bool:
