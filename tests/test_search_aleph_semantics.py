@@ -200,10 +200,13 @@ _COVERS = {"q": {0, 1, 2, 3, 5, 6}, "r": {0, 1, 5, 6, 7}, "s": {0, 1, 5}, "t": {
 class _SetBackend:
     """Coverage of a clause = intersection of its body literals' covers (within ``among``)."""
 
+    def __init__(self, covers: dict[str, set[int]]) -> None:
+        self.covers = covers
+
     def coverage(self, clause: Clause, among: Coverage | None = None) -> Coverage:
         covered = set(range(10))
         for lit in clause.body:
-            covered &= _COVERS[lit.name]  # type: ignore[union-attr]
+            covered &= self.covers[lit.name]  # type: ignore[union-attr]
         if among is not None:
             covered &= set(among.ids.tolist())
         return Coverage(sorted(covered), 10)
@@ -236,11 +239,13 @@ def _tiny_bottom() -> BottomClause:
     )
 
 
-def _tiny_context(incumbent: float = -np.inf) -> SearchContext:
+def _tiny_context(
+    incumbent: float = -np.inf, covers: dict[str, set[int]] = _COVERS
+) -> SearchContext:
     labels = np.array([1] * 5 + [0] * 5, dtype=np.int8)
     return SearchContext(
         bottom=_tiny_bottom(),
-        backend=_SetBackend(),  # type: ignore[arg-type]
+        backend=_SetBackend(covers),  # type: ignore[arg-type]
         scorer=get_plugin_manager().make("scorer", "coverage"),
         weighting=Weighting(labels, np.ones(10)),
         budget=100,
@@ -251,8 +256,10 @@ def _tiny_context(incumbent: float = -np.inf) -> SearchContext:
     )
 
 
-def _stream(operator: str, incumbent: float = -np.inf) -> tuple[list[tuple[int, ...]], object]:
-    ctx, trajectory = _tiny_context(incumbent), Trajectory()
+def _stream(
+    operator: str, incumbent: float = -np.inf, covers: dict[str, set[int]] = _COVERS
+) -> tuple[list[tuple[int, ...]], object]:
+    ctx, trajectory = _tiny_context(incumbent, covers), Trajectory()
     ctx.observers.append(trajectory)
     best = TopDown(TopDownOptions(operator=operator), "fifo").run(ctx)
     return [e.body for e in trajectory], (best.body if best is not None else None)
@@ -261,11 +268,25 @@ def _stream(operator: str, incumbent: float = -np.inf) -> tuple[list[tuple[int, 
 def test_aleph_operator_adds_dependents_then_later_kept_siblings() -> None:
     """Coverage (P - N), noise 2, clauselength 3, worked by hand from Aleph's operator:
     root 5/5 (not acceptable); its refinements are the literals needing only A, in order:
-    {q} 4/2 = 2 (best; bound P = 4 > 2, kept), {r} 2/3 (bound 2 <= 2: not kept), {t} 4/1 = 3
-    (best, kept). bf takes {t} first (score 3): t outputs nothing and no kept sibling comes
-    after it, so no refinement. Then {q}: its dependent s (takes B), then its later kept
-    sibling t -- not r, which was not kept: {q,s} 2/1, {q,t} 3/1. Nothing beats {t}."""
+    {q} 4/2 = 2 (kept: no best before it; then the best), {r} 2/3 (bound P = 2 <= 2: not
+    kept), {t} 4/1 = 3 (bound 4 > 2: kept; then the best). bf takes {t} first (score 3): t
+    outputs nothing and no kept sibling comes after it, so no refinement. Then {q}: its
+    dependent s (takes B), then its later kept sibling t -- not r, which was not kept:
+    {q,s} 2/1, {q,t} 3/1. Nothing beats {t}."""
     bodies, best = _stream("aleph")
+    assert bodies == [(), (0,), (1,), (3,), (0, 2), (0, 3)]
+    assert best == (3,)
+
+
+def test_a_clause_that_becomes_the_best_is_still_a_sibling() -> None:
+    """Aleph keeps a clause as a node by its bound against the best *before* it (pos_ok runs
+    before update_best). Covers: q 5/2 = 3 (kept, best), r 2/3 (bound 2 <= 3: not kept),
+    t = {1,2,3,4}: 4/0 = 4 (bound 4 > 3: kept, then the best). bf pops {t} first: bound
+    4 <= 4, dropped. {q} (bound 5 > 4): its dependent s gives {q,s} = {0,1,5} 2/1, and its
+    later kept sibling t gives {q,t} = {1,2,3} 3/0 -- though t's own bound no longer beats
+    the best, it was kept when made."""
+    covers = {**_COVERS, "q": {0, 1, 2, 3, 4, 5, 6}, "t": {1, 2, 3, 4}}
+    bodies, best = _stream("aleph", covers=covers)
     assert bodies == [(), (0,), (1,), (3,), (0, 2), (0, 3)]
     assert best == (3,)
 

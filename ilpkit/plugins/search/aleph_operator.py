@@ -11,8 +11,9 @@ open list is refined by
 
 A clause is kept as a node -- expanded later, and a sibling of the clauses made after it --
 only when it may still lead to a better clause: it covers ``minpos`` positives, its bound
-(its positives, no negatives, one more literal) beats the best clause so far (what "beats"
-means follows ``explore``, as for the ``sets`` operator), and it is shorter than
+(its positives, no negatives, one more literal) beats the best clause before it (what
+"beats" means follows ``explore``, as for the ``sets`` operator; a clause that becomes the
+best is kept as a sibling, though the open list then drops it), and it is shorter than
 ``clauselength``. Every clause made counts against ``nodes``, kept or not; a literal set
 reached by two sequences is evaluated twice; a clause becomes the best only by scoring
 strictly above it (the first of equally good clauses stays); and an ``=`` literal adds
@@ -105,9 +106,10 @@ def run_aleph_operator(search: TopDown, ctx: SearchContext) -> Evaluated | None:
 
     try:
         root = ctx.evaluate(())
+        kept = keep(root)
         if beats(root):
             best = root
-        if keep(root):
+        if kept:
             top = _Node(waiting(root), (), deps.head, [])
             top.kin.append(top)
             push(top, root)
@@ -131,10 +133,11 @@ def run_aleph_operator(search: TopDown, ctx: SearchContext) -> Evaluated | None:
             made: list[_Node] = []
             for k, body in zip(grow, bodies, strict=True):
                 child = ctx.evaluate(body, parent=e)
+                kept = keep(child)  # against the best before it, as Aleph's pos_ok
                 if beats(child):
                     best = child
                 path = (*node.path, k)
-                if keep(child):
+                if kept:
                     kid = _Node(waiting(child), path, node.bound | deps.outputs[k], made)
                     kid.at = len(made)
                     made.append(kid)
