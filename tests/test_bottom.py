@@ -438,3 +438,25 @@ def test_uwcse_bottom_clauses_match_reference() -> None:
     backend.load(facts_only)
     for example in (0, 40, 112, 500):
         check_against_reference(facts_only, task.examples.atoms[example], 2, backend)
+
+
+def test_aleph_order_follows_determinations_and_newest_terms_first() -> None:
+    """order="aleph": Aleph 5's sat/1 order (read off its printed bottom clauses). Layer 1:
+    predicates in determination order -- p before q, though q's mode is declared first; q's
+    answers (Prolog order) reach b1 then b2. Layer 2: r(+y,+y) takes, for its first place, the
+    terms reached exactly at layer 1, newest first (b2, b1), and for the other place any
+    earlier term, newest first: (b2,b2) fails, then (b2,b1), (b1,b2), (b1,b1); the default
+    order tries (b1,b1), (b1,b2), (b2,b1), oldest first, and puts q before p."""
+    task = make_task(
+        ["q(a,b1)", "q(a,b2)", "p(a)", "r(b1,b2)", "r(b2,b1)", "r(b1,b1)"],
+        pos=["h(a)"],
+        modes=["modeh(1, h(+x))", "modeb(*, q(+x,-y))", "modeb(1, p(+x))", "modeb(*, r(+y,+y))"],
+        determinations=["h/1, p/1", "h/1, q/2", "h/1, r/2"],
+    )
+    backend = NativeBackend()
+    backend.load(task)
+    seed = task.examples.atoms[0]
+    aleph = [str(lit.ground) for lit in backend.saturate(seed, depth=2, order="aleph").literals]
+    modes = [str(lit.ground) for lit in backend.saturate(seed, depth=2).literals]
+    assert aleph == ["p(a)", "q(a,b1)", "q(a,b2)", "r(b2,b1)", "r(b1,b2)", "r(b1,b1)"]
+    assert modes == ["q(a,b1)", "q(a,b2)", "p(a)", "r(b1,b1)", "r(b1,b2)", "r(b2,b1)"]
