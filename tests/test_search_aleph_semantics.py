@@ -317,3 +317,51 @@ def test_the_seed_scores_as_aleph_start_label(
     ctx = context(trains, 10)
     ctx.scorer = get_plugin_manager().make("scorer", scorer)
     assert seed_score(ctx, 0) == expected
+
+
+class _ModedBackend(_SetBackend):
+    """A backend that, like Prolog on an arithmetic built-in, refuses a clause whose literal
+    comes before the literal binding its input (a one-letter literal takes its argument as
+    input; q and u output their second argument)."""
+
+    def coverage(self, clause: Clause, among: Coverage | None = None) -> Coverage:
+        bound = {"A"}
+        for lit in clause.body:
+            args = [str(a) for a in lit.args]  # type: ignore[union-attr]
+            if lit.name in ("q", "u"):  # type: ignore[union-attr]
+                bound.add(args[1])
+            elif not set(args) <= bound:
+                raise AssertionError(f"{lit} called with an unbound input")
+        return super().coverage(clause, among)
+
+
+def test_an_aleph_clause_lists_its_literals_in_the_order_added() -> None:
+    """Bottom clause p(A) :- q(A,B), s(B), u(A,B): u outputs B again, so s depends on u too
+    though s comes first in the bottom clause. Aleph's operator refines {u} by its dependent
+    s: the clause is p(A) :- u(A,B), s(B) -- in bottom-clause order s(B) would come first,
+    unbound. Covers: q {0,1,2,5}, s {0,1,5}, u {0,1,3,6}; {u} 2/2, {u,s} = {0,1} 2/0."""
+    a, b = Var("A"), Var("B")
+    lits = (
+        BottomLiteral(Struct("q", (a, b)), Struct("q", (a, b)), 0, 1, (0,), (1,)),
+        BottomLiteral(Struct("s", (b,)), Struct("s", (b,)), 0, 2, (1,), ()),
+        BottomLiteral(Struct("u", (a, b)), Struct("u", (a, b)), 0, 1, (0,), (1,)),
+    )
+    bottom = BottomClause(
+        Struct("p", (Const("e0"),)),
+        Struct("p", (a,)),
+        lits,
+        frozenset({0}),
+        frozenset(),
+        2,
+        (),
+        (0, 0b101),
+    )
+    covers = {"q": {0, 1, 2, 5}, "s": {0, 1, 5}, "u": {0, 1, 3, 6}}
+    ctx = _tiny_context(covers=covers)
+    ctx.bottom, ctx.backend = bottom, _ModedBackend(covers)  # type: ignore[assignment]
+    trajectory = Trajectory()
+    ctx.observers.append(trajectory)
+    TopDown(TopDownOptions(operator="aleph"), "fifo").run(ctx)
+    clauses = {e.body: str(e.clause) for e in trajectory}
+    assert clauses[(1, 2)] == "p(A) :- u(A,B), s(B)."
+    assert [e.counts.tp for e in trajectory if e.body == (1, 2)] == [2.0]

@@ -96,6 +96,10 @@ class BottomClause:
         """The clause made of the head and the literals ``body`` (in bottom-clause order)."""
         return Clause(self.head, tuple(self.literals[i].term for i in sorted(body)))
 
+    def ordered(self, path: Sequence[int]) -> Clause:
+        """The clause made of the head and the literals ``path``, in that order."""
+        return Clause(self.head, tuple(self.literals[i].term for i in path))
+
     def full_clause(self) -> Clause:
         return self.clause(range(len(self.literals)))
 

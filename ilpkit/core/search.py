@@ -136,19 +136,26 @@ class SearchContext:
         return self.budget - self.evaluated
 
     def evaluate(
-        self, body: ClauseIds, parent: Evaluated | None = None, origin: Evaluated | None = None
+        self,
+        body: ClauseIds,
+        parent: Evaluated | None = None,
+        origin: Evaluated | None = None,
+        order: Sequence[int] | None = None,
     ) -> Evaluated:
         """Evaluate the clause ``body`` (counted, observed).
 
         ``parent`` is a clause that ``body`` specialises (adds literals to); its coverage then
         bounds the examples tested.  ``origin`` is the clause ``body`` was reached from by any
         move (default: ``parent``); its number is recorded as the result's ``parent``.
+        ``order``: the body's literals in the order the clause lists them (default: bottom-
+        clause order; a search whose clauses are sequences, where a literal may take its input
+        from a later literal of the bottom clause, gives its sequence).
         Raises :class:`BudgetExhausted` when the budget is spent.
         """
         if self.evaluated >= self.budget or time_is_up():
             raise BudgetExhausted
         known = self._memo.get(body)
-        clause = self.bottom.clause(body)
+        clause = self.bottom.clause(body) if order is None else self.bottom.ordered(order)
         if known is None:
             among = self.among
             if parent is not None and set(parent.body) <= set(body):
@@ -187,7 +194,12 @@ class SearchContext:
             return len(body) + 1
         return 1 + sum(1 for k in body if k not in self.free)
 
-    def prefetch(self, bodies: Sequence[ClauseIds], parent: Evaluated) -> None:
+    def prefetch(
+        self,
+        bodies: Sequence[ClauseIds],
+        parent: Evaluated,
+        orders: Sequence[Sequence[int]] | None = None,
+    ) -> None:
         """Ask the backend, in one ``coverage_many`` call, for the coverage of the
         refinements ``bodies`` of ``parent`` that :meth:`evaluate` is about to be asked for
         (in that order; as many as the budget leaves).  Only for a backend that says a batch
@@ -203,16 +215,20 @@ class SearchContext:
         among = parent.coverage
         mine = set(parent.body)
         todo: list[ClauseIds] = []
-        for body in bodies:
+        clauses: list[Clause] = []
+        for i, body in enumerate(bodies):
             if len(todo) >= self.remaining:
                 break
             if body in self._memo or body in self._ahead or not mine <= set(body):
                 continue
             todo.append(body)
+            clauses.append(
+                self.bottom.clause(body) if orders is None else self.bottom.ordered(orders[i])
+            )
         if len(todo) < 2:
             return
         try:
-            got = self.backend.coverage_many([self.bottom.clause(b) for b in todo], among)
+            got = self.backend.coverage_many(clauses, among)
         except IlpkitError:
             return
         for body, coverage in zip(todo, got, strict=True):

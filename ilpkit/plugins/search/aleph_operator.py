@@ -22,7 +22,9 @@ that count literals (Aleph's ``get_pclause`` gives ``=`` length 0). So each lite
 Aleph's order, and the evaluation order, node counts and ties are Aleph's. Read off Aleph's
 trace (``set(verbosity,1)``): the manual says only that the search ranges over subsets of the
 bottom clause, which ``operator="sets"`` (each set once, by whichever order reaches it
-first) also does.
+first) also does. A clause lists its literals in the order they were added: a literal may
+depend on a literal that comes later in the bottom clause (one that outputs a term already
+reached earlier), which that order binds first.
 """
 
 from __future__ import annotations
@@ -129,14 +131,14 @@ def run_aleph_operator(search: TopDown, ctx: SearchContext) -> Evaluated | None:
             fits = [ctx.length(b) <= ctx.clauselength for b in bodies]
             grow = [k for k, ok in zip(grow, fits, strict=True) if ok]
             bodies = [b for b, ok in zip(bodies, fits, strict=True) if ok]
-            ctx.prefetch(bodies, e)
+            paths = [(*node.path, k) for k in grow]
+            ctx.prefetch(bodies, e, paths)
             made: list[_Node] = []
-            for k, body in zip(grow, bodies, strict=True):
-                child = ctx.evaluate(body, parent=e)
+            for k, body, path in zip(grow, bodies, paths, strict=True):
+                child = ctx.evaluate(body, parent=e, order=path)
                 kept = keep(child)  # against the best before it, as Aleph's pos_ok
                 if beats(child):
                     best = child
-                path = (*node.path, k)
                 if kept:
                     kid = _Node(waiting(child), path, node.bound | deps.outputs[k], made)
                     kid.at = len(made)
