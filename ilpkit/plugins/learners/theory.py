@@ -10,7 +10,10 @@ itself enters the theory as a ground fact (it then covers exactly that training 
 if, as a clause covering one positive, it passes ``minpos`` and ``minscore``.
 With ``beat_the_seed`` a clause must also score better than that fact would (Aleph's
 ``induce`` keeps the seed as its best clause unless a clause beats it; so with ``coverage``
-a clause covering only the seed, or fewer positives than negatives plus one, is no rule).
+a clause covering only the seed, or fewer positives than negatives plus one, is no rule);
+the seed's score is the search's ``incumbent`` from the start, so it prunes as in Aleph.
+``bottom_order="aleph"`` saturates in Aleph's literal order (with the ``bf`` search's
+``operator="aleph"`` the searches are Aleph's, ties included: benchmarks/README.md).
 
 Clause scores during each search count the positives not yet covered and all negatives, as
 Aleph does.  The model's score for an example is the number of its rules that cover it, so

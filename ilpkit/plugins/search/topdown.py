@@ -21,7 +21,10 @@ without it a clause whose bound is *no better* than the best is pruned (bound <=
 it only a clause *definitely worse* is pruned (bound < best), so refinements as good as the
 best are still reached.  Before any clause is acceptable, a clause whose bound is below
 Aleph's ``minscore`` is pruned: none of its refinements could be accepted.
-The same literal set reached in two orders is evaluated once.  Memory: only clauses that
+The same literal set reached in two orders is evaluated once (operator ``sets``, the default;
+``operator="aleph"`` is Aleph's own sequence operator: :mod:`ilpkit.plugins.search.
+aleph_operator`). A context's ``incumbent`` (a clause held before the search, Aleph's seed
+label) prunes and bounds acceptance as a best clause found does.  Memory: only clauses that
 can still be expanded wait on the open list, and the context's memo of evaluated clauses is
 off (the visited set already keeps a clause from being evaluated twice), so a search holds
 the coverage of its open list, not of every clause it evaluated -- and a waiting clause's
