@@ -145,6 +145,7 @@ def run_dataset(
     systems: set[str],
     as_written: bool,
     ilpkit_only: dict[str, str] | None = None,
+    learner: str = "theory",
 ) -> list[Row]:
     path, source_stem, own = DATASETS[name]
     task = load_task(path, stem=source_stem)
@@ -175,7 +176,11 @@ def run_dataset(
         ilpkit_settings.update(ilpkit_only)
         note = "; ".join(filter(None, [note, " ".join(f"{k}={v}" for k, v in ilpkit_only.items())]))
     if "ilpkit" in systems:
-        rows.append(run_ilpkit(name, folder, stem, written, ilpkit_settings, timeout, note))
+        if learner != "theory":
+            note = "; ".join(filter(None, [note, f"--learner {learner}"]))
+        rows.append(
+            run_ilpkit(name, folder, stem, written, ilpkit_settings, timeout, note, learner)
+        )
     return rows
 
 
@@ -226,10 +231,12 @@ def run_ilpkit(
     settings: dict[str, str],
     timeout: float,
     note: str,
+    learner: str = "theory",
 ) -> Row:
     model = folder / "model.json"
     model.unlink(missing_ok=True)
     cmd = [sys.executable, "-m", "ilpkit", "learn", str(folder), "--stem", stem, "-q"]
+    cmd += ["--learner", learner]
     cmd += ["--out", str(model)]
     for k, v in settings.items():
         cmd += ["--set", f"{k}={v}"]
@@ -316,6 +323,11 @@ def main() -> None:
         default=[],
         help="KEY=VALUE for ilpkit only (e.g. learner.seed_without_rule=fact: Aleph's facts)",
     )
+    parser.add_argument(
+        "--learner",
+        default="theory",
+        help="ilpkit's learner: theory (default) or aleph (Aleph's induce: seeds as facts)",
+    )
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per run")
     parser.add_argument("--systems", default="aleph,ilpkit", help="which of aleph,ilpkit to run")
     parser.add_argument(
@@ -340,6 +352,7 @@ def main() -> None:
             systems,
             args.as_written,
             own_sets,
+            args.learner,
         )
         for r in got:
             print(f"... {r}", flush=True)

@@ -27,6 +27,7 @@ def fit(
     search: str = "topdown",
     scorer: str = "laplace",
     seed: int = 0,
+    learner_name: str = "theory",
     **learner: object,
 ) -> object:
     manager = get_plugin_manager()
@@ -39,7 +40,7 @@ def fit(
         settings=task.bias.settings,
         seed=seed,
     )
-    return manager.make("learner", "theory", learner).fit(task, ctx), backend
+    return manager.make("learner", learner_name, learner).fit(task, ctx), backend
 
 
 def test_trains_theory_is_the_classic_rule() -> None:
@@ -126,6 +127,11 @@ def test_beat_the_seed_keeps_only_clauses_scoring_above_the_seed_alone() -> None
         task, search="bf", scorer="coverage", beat_the_seed=True, seed_without_rule="fact"
     )
     assert [str(c) for c in model.clauses()] == ["h(A) :- p(A).", "h(c)."]
+    # the `aleph` learner is this covering loop with Aleph's induce as its defaults
+    model, _ = fit(task, search="bf", scorer="coverage", learner_name="aleph")
+    assert [str(c) for c in model.clauses()] == ["h(A) :- p(A).", "h(c)."]
+    model, _ = fit(task, search="bf", scorer="coverage", learner_name="aleph", beat_the_seed=False)
+    assert [str(c) for c in model.clauses()] == ["h(A) :- p(A).", "h(A) :- q(A)."]
 
 
 def test_max_clauses_starts_no_search_past_the_budget() -> None:
