@@ -6,7 +6,8 @@ bottom clause allows, keep the best *acceptable* clause (``minpos``, ``minacc``,
 remove the positives it covers.  A seed for which no acceptable clause exists is set aside
 by default (a model of ground facts does not generalise, so ilpkit records the seed as
 uncovered); ``seed_without_rule="fact"`` does what Aleph's ``induce`` does instead: the seed
-itself enters the theory as a ground fact (it then covers exactly that training example).
+itself enters the theory as a ground fact (it then covers exactly that training example)
+when that fact is itself acceptable (with ``minpos 2`` it never is).
 With ``beat_the_seed`` a clause must also score better than that fact would (Aleph's
 ``induce`` keeps the seed as its best clause unless a clause beats it; so with ``coverage``
 a clause covering only the seed, or fewer positives than negatives plus one, is no rule).
@@ -68,7 +69,8 @@ class TheoryOptions(BaseModel):
     seed_without_rule: Literal["set_aside", "fact"] = Field(
         default="set_aside",
         description="A seed with no acceptable clause: set aside (recorded as uncovered), or "
-        "added to the theory as a ground fact, as Aleph's induce does.",
+        "added to the theory as a ground fact when that fact is acceptable (minpos, minacc, "
+        "noise, minscore), as Aleph's induce does.",
     )
     beat_the_seed: bool = Field(
         default=False,
@@ -230,7 +232,7 @@ class TheoryLearner:
             if best is None or (not best.body and not _allow_empty(best)):
                 remaining.discard(seed)
                 uncovered += 1
-                if self.options.seed_without_rule == "fact":
+                if self.options.seed_without_rule == "fact" and _fact_acceptable(search_ctx, seed):
                     clauses.append(Clause(task.examples.atoms[seed]))
                     found_after.append(evaluated)
                 continue
@@ -296,6 +298,14 @@ def _tune_positives(
     return Coverage(tune[labels[tune] == POS], len(task.examples))
 
 
+def _fact_acceptable(search: SearchContext, seed: int) -> bool:
+    """Whether the seed alone, as a ground fact, is an acceptable clause (``minpos``,
+    ``minacc``, ``noise``, ``minscore``): Aleph's induce adds a seed it could not beat to the
+    theory only then (with WebKB's ``minpos 2`` it adds none; carcinogenesis, ``minpos 1``)."""
+    alone = search.weighting.counts(np.array([seed], dtype=np.int64))
+    return search.acceptance.ok(alone, search.scorer.score(alone, 1))
+
+
 def _allow_empty(best: Evaluated) -> bool:
     """A clause with an empty body covers every example of its head; accept it only when it
     is genuinely acceptable (it was, to be returned at all) and covers no negatives."""
@@ -319,7 +329,7 @@ class AlephInduceOptions(TheoryOptions):
     seed_without_rule: Literal["set_aside", "fact"] = Field(
         default="fact",
         description="A seed with no acceptable clause: added to the theory as a ground fact "
-        "(Aleph's induce), or set aside (recorded as uncovered).",
+        "when that fact is acceptable (Aleph's induce), or set aside (recorded as uncovered).",
     )
     beat_the_seed: bool = Field(
         default=True,
