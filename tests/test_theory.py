@@ -29,6 +29,7 @@ def fit(
     search: str = "topdown",
     scorer: str = "laplace",
     seed: int = 0,
+    learner_name: str = "theory",
     **learner: object,
 ) -> tuple[TheoryModel, NativeBackend]:
     manager = get_plugin_manager()
@@ -41,7 +42,7 @@ def fit(
         settings=task.bias.settings,
         seed=seed,
     )
-    model = manager.make("learner", "theory", learner).fit(task, ctx)
+    model = manager.make("learner", learner_name, learner).fit(task, ctx)
     assert isinstance(model, TheoryModel)
     return model, backend
 
@@ -102,6 +103,20 @@ def test_a_seed_without_an_acceptable_clause_is_set_aside_or_kept_as_a_fact() ->
     assert model.uncovered_seeds == 1
     assert model.score(backend).tolist() == [1, 1, 1, 0]  # a, b, c covered; d not
     assert model.rules()[1].tp == 1 and model.rules()[1].fp == 0
+    # minpos 2: the fact h(c) covers one positive, so it is no acceptable clause either and
+    # Aleph's induce drops the seed (its WebKB trace, minpos 2: seeds reported as the best
+    # clause, none in the theory); h(A) :- p(A) still covers two
+    strict = make_task(
+        ["p(a)", "p(b)", "q(c)", "q(d)"],
+        pos=["h(a)", "h(b)", "h(c)"],
+        neg=["h(d)"],
+        modes=["modeh(1, h(+x))", "modeb(1, p(+x))", "modeb(1, q(+x))"],
+        determinations=["h/1, p/1", "h/1, q/1"],
+        settings={"noise": 0, "minpos": 2},
+    )
+    model, _ = fit(strict, search="bf", scorer="coverage", seed_without_rule="fact")
+    assert [str(c) for c in model.clauses()] == ["h(A) :- p(A)."]
+    assert model.uncovered_seeds == 1
 
 
 @pytest.mark.parametrize(
@@ -155,6 +170,11 @@ def test_beat_the_seed_keeps_only_clauses_scoring_above_the_seed_alone() -> None
         task, search="bf", scorer="coverage", beat_the_seed=True, seed_without_rule="fact"
     )
     assert [str(c) for c in model.clauses()] == ["h(A) :- p(A).", "h(c)."]
+    # the `aleph` learner is this covering loop with Aleph's induce as its defaults
+    model, _ = fit(task, search="bf", scorer="coverage", learner_name="aleph")
+    assert [str(c) for c in model.clauses()] == ["h(A) :- p(A).", "h(c)."]
+    model, _ = fit(task, search="bf", scorer="coverage", learner_name="aleph", beat_the_seed=False)
+    assert [str(c) for c in model.clauses()] == ["h(A) :- p(A).", "h(A) :- q(A)."]
 
 
 def test_max_clauses_starts_no_search_past_the_budget() -> None:

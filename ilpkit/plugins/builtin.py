@@ -46,6 +46,7 @@ def ilpkit_register_plugins() -> list[PluginSpec[Any]]:
         random_rules.SPEC,
         directed_rrr.SPEC,
         theory.SPEC,
+        theory.ALEPH_SPEC,
         *boosting.SPECS,
         gleaner.SPEC,
         ensembles.SPEC,

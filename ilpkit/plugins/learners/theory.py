@@ -72,7 +72,8 @@ class TheoryOptions(BaseModel):
     seed_without_rule: Literal["set_aside", "fact"] = Field(
         default="set_aside",
         description="A seed with no acceptable clause: set aside (recorded as uncovered), or "
-        "added to the theory as a ground fact, as Aleph's induce does.",
+        "added to the theory as a ground fact when that fact is acceptable (minpos, minacc, "
+        "noise, minscore), as Aleph's induce does.",
     )
     beat_the_seed: bool = Field(
         default=False,
@@ -337,4 +338,31 @@ SPEC = PluginSpec(
     factory=TheoryLearner,
     options=TheoryOptions,
     doc="Aleph's covering loop: one clause per seed, covered positives removed (a theory).",
+)
+
+
+class AlephInduceOptions(TheoryOptions):
+    """The covering learner with Aleph's ``induce`` defaults: a seed keeps its best clause
+    only if that clause scores better than the seed alone as a ground fact, and otherwise
+    enters the theory as that fact."""
+
+    seed_without_rule: Literal["set_aside", "fact"] = Field(
+        default="fact",
+        description="A seed with no acceptable clause: added to the theory as a ground fact "
+        "when that fact is acceptable (Aleph's induce), or set aside (recorded as uncovered).",
+    )
+    beat_the_seed: bool = Field(
+        default=True,
+        description="A clause enters the theory only if it scores better than the seed "
+        "itself as a ground fact (Aleph's induce); false: any acceptable clause does.",
+    )
+
+
+ALEPH_SPEC = PluginSpec(
+    kind="learner",
+    name="aleph",
+    factory=TheoryLearner,
+    options=AlephInduceOptions,
+    doc="Aleph's induce, for reruns of Aleph experiments: the theory learner with seeds kept "
+    "as ground facts when no clause beats them (training accuracy as Aleph reports it).",
 )
