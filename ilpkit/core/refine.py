@@ -69,6 +69,11 @@ class Refiner:
             return False
         return all(self.supplied(k, m) for k in clause)
 
+    def supplied_all(self, clause: Sequence[int]) -> bool:
+        """Whether, listed in bottom-clause order, the clause binds every literal's inputs."""
+        m = self.mask(clause)
+        return all(self.supplied(k, m) for k in clause)
+
     def can_grow(self, clause: Sequence[int]) -> bool:
         return self.clauselength is None or len(clause) + 2 <= self.clauselength
 

@@ -131,7 +131,12 @@ def run_aleph_operator(search: TopDown, ctx: SearchContext) -> Evaluated | None:
             fits = [ctx.length(b) <= ctx.clauselength for b in bodies]
             grow = [k for k, ok in zip(grow, fits, strict=True) if ok]
             bodies = [b for b, ok in zip(bodies, fits, strict=True) if ok]
-            paths = [(*node.path, k) for k in grow]
+            # listed in bottom-clause order where that order binds every input (the same
+            # clause, whatever the sequence, for the backend's caches), else as added
+            paths = [
+                body if ctx.refiner.supplied_all(body) else (*node.path, k)
+                for k, body in zip(grow, bodies, strict=True)
+            ]
             ctx.prefetch(bodies, e, paths)
             made: list[_Node] = []
             for k, body, path in zip(grow, bodies, paths, strict=True):
