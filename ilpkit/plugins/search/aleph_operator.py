@@ -133,18 +133,19 @@ def run_aleph_operator(search: TopDown, ctx: SearchContext) -> Evaluated | None:
             bodies = [b for b, ok in zip(bodies, fits, strict=True) if ok]
             # listed in bottom-clause order where that order binds every input (the same
             # clause, whatever the sequence, for the backend's caches), else as added
-            paths = [
+            listed = [
                 body if ctx.refiner.supplied_all(body) else (*node.path, k)
                 for k, body in zip(grow, bodies, strict=True)
             ]
-            ctx.prefetch(bodies, e, paths)
+            ctx.prefetch(bodies, e, listed)
             made: list[_Node] = []
-            for k, body, path in zip(grow, bodies, paths, strict=True):
-                child = ctx.evaluate(body, parent=e, order=path)
+            for k, body, order in zip(grow, bodies, listed, strict=True):
+                child = ctx.evaluate(body, parent=e, order=order)
                 kept = keep(child)  # against the best before it, as Aleph's pos_ok
                 if beats(child):
                     best = child
                 if kept:
+                    path = (*node.path, k)
                     kid = _Node(waiting(child), path, node.bound | deps.outputs[k], made)
                     kid.at = len(made)
                     made.append(kid)
