@@ -365,3 +365,50 @@ def test_an_aleph_clause_lists_its_literals_in_the_order_added() -> None:
     clauses = {e.body: str(e.clause) for e in trajectory}
     assert clauses[(1, 2)] == "p(A) :- u(A,B), s(B)."
     assert [e.counts.tp for e in trajectory if e.body == (1, 2)] == [2.0]
+
+
+def test_a_node_refines_by_the_dependents_of_the_literal_added_last() -> None:
+    """p(A) :- q(A,B), r(A,C), s(B), v(C) (0..3), every literal covering the same 4
+    positives and 2 negatives (noise 0: nothing acceptable, nothing pruned; bf then takes
+    clauses of one length first-made first). Worked from Aleph's operator:
+    root -> {q}, {r} (need only A); {q} -> its dependent s, then its later sibling r: {q,s},
+    {q,r}; {r} -> its dependent v: {r,v}; {q,s} -> (s has no dependent) its later sibling r:
+    the sequence q, s, r; {q,r} -> r's dependent v; {r,v} -> nothing. Then q, s, r -> the
+    dependents of r, the literal added last (not of s, last in bottom-clause order): v.
+    (clauselength 5: a clause of three body literals is still refined.)"""
+    a, b, c = Var("A"), Var("B"), Var("C")
+    lits = (
+        BottomLiteral(Struct("q", (a, b)), Struct("q", (a, b)), 0, 1, (0,), (1,)),
+        BottomLiteral(Struct("r", (a, c)), Struct("r", (a, c)), 0, 1, (0,), (2,)),
+        BottomLiteral(Struct("s", (b,)), Struct("s", (b,)), 0, 2, (1,), ()),
+        BottomLiteral(Struct("v", (c,)), Struct("v", (c,)), 0, 2, (2,), ()),
+    )
+    bottom = BottomClause(
+        Struct("p", (Const("e0"),)),
+        Struct("p", (a,)),
+        lits,
+        frozenset({0}),
+        frozenset(),
+        3,
+        (),
+        (0, 0b0001, 0b0010),
+    )
+    same = {0, 1, 2, 3, 5, 6}
+    covers = {"q": same, "r": same, "s": same, "v": same}
+    ctx = _tiny_context(covers=covers)
+    ctx.bottom, ctx.clauselength = bottom, 5
+    ctx.acceptance = Acceptance(minpos=1, minacc=0.0, noise=0)
+    trajectory = Trajectory()
+    ctx.observers.append(trajectory)
+    assert TopDown(TopDownOptions(operator="aleph"), "fifo").run(ctx) is None
+    assert [e.body for e in trajectory] == [
+        (),
+        (0,),
+        (1,),
+        (0, 2),
+        (0, 1),
+        (1, 3),
+        (0, 1, 2),
+        (0, 1, 3),
+        (0, 1, 2, 3),
+    ]
