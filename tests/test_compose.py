@@ -123,6 +123,21 @@ def test_resolve_fills_auto_from_the_learner_else_the_data(manager: PluginManage
         resolve(run_config("trains"), task, manager=manager)
 
 
+def test_the_aleph_learner_asks_its_search_for_alephs_operator(manager: PluginManager) -> None:
+    task = ilpkit.load_task("trains")  # trains' own search setting: bf
+    auto = resolve(run_config("trains", learner="aleph"), task, manager=manager)
+    assert (auto.search.name, dict(auto.search.options)) == ("bf", {"operator": "aleph"})
+    named = resolve(run_config("trains", learner="aleph", search="topdown"), task, manager=manager)
+    assert dict(named.search.options) == {"operator": "aleph"}
+    # the user's choice wins; a search without the option gets none
+    own = run_config("trains", learner="aleph", options={"search": {"operator": "sets"}})
+    assert dict(resolve(own, task, manager=manager).search.options) == {"operator": "sets"}
+    rrr = resolve(run_config("trains", learner="aleph", search="rrr"), task, manager=manager)
+    assert dict(rrr.search.options) == {}
+    theory = resolve(run_config("trains"), task, manager=manager)
+    assert dict(theory.search.options) == {}
+
+
 def test_capabilities_are_declared_by_every_builtin_learner(manager: PluginManager) -> None:
     for name in manager.names("learner"):
         assert "capabilities" in vars(manager.get("learner", name).factory), name

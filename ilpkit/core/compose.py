@@ -245,7 +245,8 @@ def resolve(
     A search or scorer left ``auto`` becomes the learner's prescribed one, else the data's
     (``task``'s settings; needed only then). A learner that declares ``takes_search=False``
     (``takes_scorer=False``) refuses any other search (scorer) than its own, and options for
-    it, with a :class:`ConfigError` naming the choice.
+    it, with a :class:`ConfigError` naming the choice. The learner's ``search_defaults`` fill
+    the search options the user left unset, where the search has them.
     """
     manager = manager or get_plugin_manager()
     resolve_plugins(config, manager, where=where)
@@ -270,6 +271,10 @@ def resolve(
                 f"{kind} options (got {', '.join(sorted(choice.options))})"
             )
         if choice.name != AUTO:
+            if kind == "search" and caps.search_defaults:
+                options = _with_search_defaults(manager, choice.name, choice.options, caps)
+                if options != choice.options:
+                    update[kind] = PluginChoice(name=choice.name, options=options)
             continue
         if prescribed is not None:
             name = prescribed
@@ -285,10 +290,23 @@ def resolve(
         except ConfigError as err:
             lines = [f"{where}: {kind}.options: {line}" for line in str(err).splitlines()]
             raise ConfigError("\n".join(lines)) from None
-        update[kind] = PluginChoice(name=name, options=dict(choice.options))
+        options = dict(choice.options)
+        if kind == "search":
+            options = _with_search_defaults(manager, name, options, caps)
+        update[kind] = PluginChoice(name=name, options=options)
     if not update:
         return config
     return cast(C, config.model_copy(update=update))
+
+
+def _with_search_defaults(
+    manager: PluginManager, search: str, options: Mapping[str, Any], caps: LearnerCapabilities
+) -> dict[str, Any]:
+    """``options`` plus the learner's ``search_defaults`` that ``search`` has and the user
+    left unset."""
+    fields = manager.get("search", search).options.model_fields
+    extra = {k: v for k, v in caps.search_defaults.items() if k in fields and k not in options}
+    return {**options, **extra}
 
 
 # --------------------------------------------------------------------------------------------

@@ -170,6 +170,9 @@ class LearnerCapabilities:
     """Its independent members (seeds, theories) may run on an executor (``run_members``)."""
     uses_tune: bool = False
     """It uses ``ctx.tune_ids`` (tune folds) when the experiment gives some."""
+    search_defaults: Mapping[str, Any] = field(default_factory=dict)
+    """Options the learner's method asks of its search, used where the user set none and
+    the search has them (Aleph's induce: ``operator="aleph"``)."""
     quick_options: Mapping[str, Any] = field(default_factory=dict)
     """Options for a small, fast fit (few seeds, members or rounds), used by
     :func:`ilpkit.testing.check_learner`."""

@@ -342,9 +342,10 @@ SPEC = PluginSpec(
 
 
 class AlephInduceOptions(TheoryOptions):
-    """The covering learner with Aleph's ``induce`` defaults: a seed keeps its best clause
-    only if that clause scores better than the seed alone as a ground fact, and otherwise
-    enters the theory as that fact."""
+    """The covering learner as Aleph's ``induce`` runs it: a seed keeps its best clause only
+    if that clause scores better than the seed alone as a ground fact, and otherwise enters
+    the theory as that fact; bottom clauses list their literals in Aleph's order (so that of
+    equally good clauses the one Aleph finds first is kept)."""
 
     seed_without_rule: Literal["set_aside", "fact"] = Field(
         default="fact",
@@ -356,12 +357,26 @@ class AlephInduceOptions(TheoryOptions):
         description="A clause enters the theory only if it scores better than the seed "
         "itself as a ground fact (Aleph's induce); false: any acceptable clause does.",
     )
+    bottom_order: Literal["modes", "aleph"] = Field(
+        default="aleph",
+        description="Literal order of each seed's bottom clause: 'aleph' (layer, then "
+        "determination order, newest input terms first, as Aleph's sat/1) or 'modes'.",
+    )
+
+
+class AlephInduceLearner(TheoryLearner):
+    """:class:`TheoryLearner` with Aleph's induce as its defaults, and Aleph's refinement
+    operator asked of the search (``bf``/``topdown``: ``operator=aleph``) unless the user
+    sets another: together they reproduce Aleph's theories clause for clause on
+    carcinogenesis and mutagenesis (benchmarks/README.md)."""
+
+    capabilities = LearnerCapabilities(search_defaults={"operator": "aleph"})
 
 
 ALEPH_SPEC = PluginSpec(
     kind="learner",
     name="aleph",
-    factory=TheoryLearner,
+    factory=AlephInduceLearner,
     options=AlephInduceOptions,
     doc="Aleph's induce, for reruns of Aleph experiments: the theory learner with seeds kept "
     "as ground facts when no clause beats them (training accuracy as Aleph reports it).",
