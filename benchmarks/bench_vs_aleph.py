@@ -13,10 +13,10 @@ both systems then learn from those very files with the same settings overrides
 Settings Aleph rejects (it prints ``[error] [set(K,V)]``) it nevertheless *keeps*: its
 ``check_setting`` reports the value and does not fail.  Aleph 5 knows no ``evalfn f``, the
 UW-CSE file's setting, so its labels score ``-inf`` (its trace: ``[best label so far]
-[[1,0,2,-1.0Inf]/0]``) and its theory stays empty; UW-CSE is therefore run with ``evalfn=coverage`` for both systems (its entry below),
-and any other refused ``evalfn`` makes ilpkit run ``coverage`` too (unless ``--as-written``)
-with the row's note saying so.  The fixed runtime overhead
-is measured the same way: ``python -c "import ilpkit.cli.main"`` and ``ilpkit learn trains``
+[[1,0,2,-1.0Inf]/0]``) and its theory stays empty; UW-CSE is therefore run with
+``evalfn=coverage`` for both systems (its entry below), and any other refused ``evalfn``
+makes ilpkit run ``coverage`` too (unless ``--as-written``) with the row's note saying so.
+The fixed runtime overhead is measured the same way: ``python -c "import ilpkit.cli.main"`` and ``ilpkit learn trains``
 (10 examples: interpreter, imports, compiled kernels, no data to speak of).
 
 Each run is a child of a fresh wrapper process, so its CPU seconds (user + system) and peak
