@@ -16,8 +16,9 @@ UW-CSE file's setting, so its labels score ``-inf`` (its trace: ``[best label so
 [[1,0,2,-1.0Inf]/0]``) and its theory stays empty; UW-CSE is therefore run with
 ``evalfn=coverage`` for both systems (its entry below), and any other refused ``evalfn``
 makes ilpkit run ``coverage`` too (unless ``--as-written``) with the row's note saying so.
-The fixed runtime overhead is measured the same way: ``python -c "import ilpkit.cli.main"`` and ``ilpkit learn trains``
-(10 examples: interpreter, imports, compiled kernels, no data to speak of).
+The fixed runtime overhead is measured the same way: ``python -c "import ilpkit.cli.main"``
+and ``ilpkit learn trains`` (10 examples: interpreter, imports, compiled kernels, no data to
+speak of).
 
 Each run is a child of a fresh wrapper process, so its CPU seconds (user + system) and peak
 resident memory (``ru_maxrss`` of the wrapper's children) are the run's own.  Training
