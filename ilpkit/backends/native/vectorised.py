@@ -414,9 +414,9 @@ class Evaluator:
             del prepared[0][0].cols[origin]
             return prepared[0][0], prepared[0][1]
         branches: list[_State] = []
-        for b, body in prepared:
-            if body is not None:
-                b = self._conj(body, b, depth + 1)
+        for b, goals in prepared:
+            if goals is not None:
+                b = self._conj(goals, b, depth + 1)
             if b.n:
                 branches.append(b)
         if not branches:
