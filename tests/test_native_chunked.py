@@ -15,7 +15,7 @@ import pytest
 
 from ilpkit.backends.native.prolog.terms import _to_term
 from ilpkit.backends.native.resolution import ResolutionEngine
-from ilpkit.backends.native.vectorised import Evaluator
+from ilpkit.backends.native.vectorised import Evaluator, Unsupported
 from ilpkit.core.reader import PrologReader
 from ilpkit.core.task import Program
 from ilpkit.core.terms import Clause, Term, to_prolog
@@ -170,6 +170,18 @@ def test_chunks_agree_on_the_answers_of_every_start(engine: ResolutionEngine) ->
         ev = evaluator(engine, chunk)
         for name, args in goals:
             assert rows(ev, name, args) == rows(whole, name, args), (name, args, chunk)
+
+
+@pytest.mark.parametrize("chunk", CHUNKS)
+def test_the_row_limit_counts_unsplit_rows(engine: ResolutionEngine, chunk: int | None) -> None:
+    # p(X, Y) has 14 answers (above): a 13-row limit refuses the call however it is split,
+    # a 100-row limit does not (chunks never make a call look smaller than it is)
+    ev = evaluator(engine, chunk)
+    ev.max_rows = 13
+    with pytest.raises(Unsupported):
+        ev.answers("p", [None, None])
+    ev.max_rows = 100
+    assert len(ev.answers("p", [None, None])) == 14
 
 
 def test_mutagenesis_ring_answers_in_chunks() -> None:

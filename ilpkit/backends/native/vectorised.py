@@ -86,11 +86,13 @@ class Evaluator:
         self._counter = 0
         self.strict = False
         self.max_rows = MAX_ROWS
-        """Largest table of partial proofs before a call is refused (:class:`Unsupported`):
-        any table built at once, and a conjunction's result however it was built."""
+        """Largest table of partial proofs before a call is refused (:class:`Unsupported`),
+        as if no table were split into chunks (a chunk's rows count as many times as the
+        chunk goes into the rows it was split from: :attr:`_scale`)."""
         self.chunk_rows = CHUNK_ROWS
         """Rows per chunk of a conjunction evaluated chunk by chunk (see :meth:`_conj`)."""
         self._unlimited = 0
+        self._scale = 1.0
         self.fact_source: Callable[[tuple[str, int]], Ids | None] | None = None
         """Where a fact predicate's rows come from as value ids, when not from the engine."""
         """Whether an unbound variable may stand for a value the caller binds: then a test
@@ -254,7 +256,7 @@ class Evaluator:
             stack.pop()
             stack.extend(reversed(body))
             st = nxt
-            if st.n > self.max_rows:
+            if st.n * self._scale > self.max_rows:
                 raise Unsupported(f"more than {self.max_rows} rows", static=False)
         return st
 
@@ -284,9 +286,12 @@ class Evaluator:
     ) -> _State:
         """``rest`` (which runs the goals ``terms``) on consecutive row ranges of ``st``,
         sized so that about :attr:`chunk_rows` rows result from ``rows`` rows built at once,
-        and the results concatenated in row order (see :meth:`_conj`).  Each chunk keeps
+        and the results concatenated in row order (see :meth:`_run`).  Each chunk keeps
         only the bindings of the variables the goals share with the caller until the
         chunks are merged like a call's branches (:meth:`_merge`)."""
+        scale = self._scale
+        if rows * scale > self.max_rows:
+            raise Unsupported(f"more than {self.max_rows} rows", static=False)
         pieces = max(2, -(-rows // self.chunk_rows))
         size = max(1, -(-st.n // pieces))
         origin = self._fresh("origin")
@@ -303,7 +308,11 @@ class Evaluator:
                 stop - start, {v: c[start:stop] for v, c in st.cols.items()}, dict(st.sub)
             )
             part.cols[origin] = np.arange(start, stop, dtype=np.int64)
-            b = rest(part)
+            self._scale = scale * st.n / part.n
+            try:
+                b = rest(part)
+            finally:
+                self._scale = scale
             if b.n:
                 branches.append(_compact(b, outer, origin))
         if not branches:
@@ -311,7 +320,7 @@ class Evaluator:
             out.fail()
             return out
         out = self._merge(st, origin, outer, branches)
-        if out.n > self.max_rows:
+        if out.n * scale > self.max_rows:
             raise Unsupported(f"more than {self.max_rows} rows", static=False)
         return out
 
@@ -634,7 +643,7 @@ class Evaluator:
             m = len(sub_rel)
             if n * m > self.chunk_rows and not self._unlimited:
                 raise _TooMany(n * m)
-            if n * m > self.max_rows:
+            if n * m * self._scale > self.max_rows:
                 raise Unsupported(f"more than {self.max_rows} rows", static=False)
             parent = np.repeat(np.arange(n, dtype=np.int64), m)
             ridx = np.tile(np.arange(m, dtype=np.int64), n)
