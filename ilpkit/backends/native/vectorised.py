@@ -15,6 +15,12 @@ every operation keeps it: a call's clauses become branches whose rows are merged
 sort on the row they came from, and a join with facts lists, for each row, the matching facts
 in fact order.
 
+Memory: since each goal maps a row to its answers in row order, a conjunction whose tables
+grow past :data:`~.vectorised_values.CHUNK_ROWS` rows runs its remaining goals chunk by chunk
+(depth first) and concatenates the results, and a call that one clause answers is unfolded
+into its caller's conjunction so that chunks run on through the caller's later goals
+(:meth:`Evaluator._run`).
+
 The fragment: clauses whose bodies use conjunction, calls of other such predicates (unfolded
 at evaluation time, so recursion on a known integer -- ``atoms(D, 6, ...)`` -- unrolls), fact
 predicates, ``true``/``fail``, ``=/2``, ``==/2``, ``\\==/2``, the standard-order comparisons,
@@ -51,6 +57,7 @@ from ilpkit.backends.native.vectorised_values import (
     Ids,
     Mask,
     Values,
+    _compact,
     _filtered,
     _has_var,
     _State,
@@ -824,19 +831,3 @@ class Evaluator:
         if len(branches) == 1:
             return branches[0]
         return self._merge(st, origin, (x, lst), branches)
-
-
-def _compact(st: _State, outer: tuple[_V, ...], origin: _V) -> _State:
-    """``st`` reduced to the bindings of ``outer`` and the ``origin`` column: a chunk's
-    clause-local columns are dropped as soon as the chunk is done."""
-    sub: dict[_V, RT] = {}
-    keep: dict[_V, Ids] = {origin: st.cols[origin]}
-    for v in outer:
-        t = st.resolve(v)
-        if t is not v:
-            sub[v] = t
-        for w in _vars(t):
-            col = st.cols.get(w)
-            if col is not None:
-                keep[w] = col
-    return _State(st.n, keep, sub)

@@ -192,6 +192,22 @@ class _State:
         return t
 
 
+def _compact(st: _State, outer: tuple[_V, ...], origin: _V) -> _State:
+    """``st`` reduced to the bindings of ``outer`` and the ``origin`` column: a chunk's
+    clause-local columns are dropped as soon as the chunk is done."""
+    sub: dict[_V, RT] = {}
+    keep: dict[_V, Ids] = {origin: st.cols[origin]}
+    for v in outer:
+        t = st.resolve(v)
+        if t is not v:
+            sub[v] = t
+        for w in _vars(t):
+            col = st.cols.get(w)
+            if col is not None:
+                keep[w] = col
+    return _State(st.n, keep, sub)
+
+
 _TYPE_TESTS: Final[dict[str, Callable[[RT], bool]]] = {
     "var": lambda v: False,  # a value in a column is bound
     "nonvar": lambda v: True,
