@@ -15,6 +15,12 @@ every operation keeps it: a call's clauses become branches whose rows are merged
 sort on the row they came from, and a join with facts lists, for each row, the matching facts
 in fact order.
 
+Memory: since each goal maps a row to its answers in row order, a conjunction whose tables
+grow past :data:`~.vectorised_values.CHUNK_ROWS` rows runs its remaining goals chunk by chunk
+(depth first) and concatenates the results, and a call that one clause answers is unfolded
+into its caller's conjunction so that chunks run on through the caller's later goals
+(:meth:`Evaluator._run`).
+
 The fragment: clauses whose bodies use conjunction, calls of other such predicates (unfolded
 at evaluation time, so recursion on a known integer -- ``atoms(D, 6, ...)`` -- unrolls), fact
 predicates, ``true``/``fail``, ``=/2``, ``==/2``, ``\\==/2``, the standard-order comparisons,
@@ -45,14 +51,18 @@ from ilpkit.backends.native.vectorised_values import (
     _BUILTINS,
     _TYPE_TESTS,
     _V,
+    CHUNK_ROWS,
     MAX_DEPTH,
     RT,
     Ids,
     Mask,
     Values,
+    _compact,
     _filtered,
     _has_var,
     _State,
+    _TooMany,
+    _vars,
 )
 from ilpkit.backends.native.vectorised_values import (
     MAX_ROWS as MAX_ROWS,
@@ -83,7 +93,13 @@ class Evaluator:
         self._counter = 0
         self.strict = False
         self.max_rows = MAX_ROWS
-        """Largest table of partial proofs before a call is refused (:class:`Unsupported`)."""
+        """Largest table of partial proofs before a call is refused (:class:`Unsupported`),
+        as if no table were split into chunks (a chunk's rows count as many times as the
+        chunk goes into the rows it was split from: :attr:`_scale`)."""
+        self.chunk_rows = CHUNK_ROWS
+        """Rows per chunk of a conjunction evaluated chunk by chunk (see :meth:`_conj`)."""
+        self._unlimited = 0
+        self._scale = 1.0
         self.fact_source: Callable[[tuple[str, int]], Ids | None] | None = None
         """Where a fact predicate's rows come from as value ids, when not from the engine."""
         """Whether an unbound variable may stand for a value the caller binds: then a test
@@ -121,8 +137,7 @@ class Evaluator:
         variable; other arguments must be ground).  Raises :class:`Unsupported`."""
         free = {i: _V(f"A{i}") for i, a in enumerate(args) if a is None}
         goal_args = tuple(free[i] if a is None else a for i, a in enumerate(args))
-        st = _State(1, {}, {})
-        st = self._call((name, len(args)), goal_args, st, 0)
+        st = self._top((name, len(args)), goal_args, _State(1, {}, {}))
         out_terms = [st.resolve(a) for a in goal_args]
         if st.n == 0:
             return []
@@ -170,7 +185,7 @@ class Evaluator:
                 goal_args.append(a)
         origin = _V("origin")
         cols[origin] = np.arange(n, dtype=np.int64)
-        st = self._call((name, len(args)), tuple(goal_args), _State(n, cols, {}), 0)
+        st = self._top((name, len(args)), tuple(goal_args), _State(n, cols, {}))
         if st.n == 0:  # no answers: free arguments may never have met a column
             empty = np.zeros(0, dtype=np.int64)
             return empty, [empty for _ in goal_args]
@@ -193,14 +208,128 @@ class Evaluator:
         self._counter += 1
         return _V(f"{name}_{self._counter}")
 
+    def _top(self, key: tuple[str, int], args: tuple[RT, ...], st: _State) -> _State:
+        """The call ``key(args)`` on the rows of ``st`` (as a conjunction: chunked, unfolded)."""
+        if self.kind(key) == "user":
+            return self._conj([(key[0], *args)], st, 0)
+        try:
+            return self._call(key, args, st, 0)
+        except _TooMany as exc:
+            if st.n >= 2:
+                return self._chunks(st, args, lambda part: self._call(key, args, part, 0), exc.rows)
+        self._unlimited += 1
+        try:
+            return self._call(key, args, st, 0)
+        finally:
+            self._unlimited -= 1
+
     def _conj(self, goals: Sequence[RT], st: _State, depth: int) -> _State:
-        for g in goals:
+        """The goals in turn on the rows of ``st``, depth-first over chunks of rows (the
+        goals' variables bound as they bind them)."""
+        return self._run([(g, depth) for g in reversed(goals)], st, goals)
+
+    def _run(self, stack: list[tuple[RT, int]], st: _State, outer: Sequence[RT]) -> _State:
+        """Run the goals of ``stack`` (last = first to run, with its unfolding depth) on the
+        rows of ``st``; ``outer`` holds every variable the caller may read afterwards.
+
+        Why chunks: every goal maps each row to its answers in row order, so running the
+        remaining goals on consecutive row ranges and concatenating the results gives the
+        same rows in the same order (duplicates too) as running them on all rows -- with
+        only one chunk's tables alive at a time.  The rows are split before a goal when
+        there are more than :attr:`chunk_rows` of them, or when a step of the goal would
+        build more (:class:`_TooMany`, caught by the innermost conjunction with two rows or
+        more; with one row there is nothing to split and the step runs whole).  A call
+        that only one clause can answer is unfolded in place (its body goals pushed on
+        the stack), so that chunks run through the caller's later goals too: an exhaustive
+        search's partial proofs then never all exist at once, only those that survive to
+        the end of the conjunction."""
+        stack = list(stack)
+        while stack:
             if st.n == 0:
                 return st
-            st = self._goal(g, st, depth)
-            if st.n > self.max_rows:
+            if st.n > self.chunk_rows:
+                return self._run_chunks(stack, st, outer, st.n)
+            g, depth = stack[-1]
+            try:
+                nxt, body = self._step(g, st, depth)
+            except _TooMany as exc:
+                if st.n >= 2:
+                    return self._run_chunks(stack, st, outer, exc.rows)
+                self._unlimited += 1
+                try:
+                    nxt, body = self._step(g, st, depth)
+                finally:
+                    self._unlimited -= 1
+            stack.pop()
+            stack.extend(reversed(body))
+            st = nxt
+            if st.n * self._scale > self.max_rows:
                 raise Unsupported(f"more than {self.max_rows} rows", static=False)
         return st
+
+    def _run_chunks(
+        self, stack: list[tuple[RT, int]], st: _State, outer: Sequence[RT], rows: int
+    ) -> _State:
+        def rest(part: _State) -> _State:
+            return self._run(stack, part, outer)
+
+        return self._chunks(st, outer, rest, rows)
+
+    def _step(self, g: RT, st: _State, depth: int) -> tuple[_State, list[tuple[RT, int]]]:
+        """One goal: the new rows, and the goals it unfolds to (to run next, in order)."""
+        g = st.walk(g)
+        if type(g) is tuple and len(g) == 3 and g[0] == ",":
+            return st, [(g[1], depth), (g[2], depth)]
+        if type(g) is tuple and self.kind((g[0], len(g) - 1)) == "user":
+            out = self._enter((g[0], len(g) - 1), g[1:], st, depth, True)
+            if type(out) is tuple:
+                return out[0], [(b, depth + 1) for b in out[1]]
+            assert isinstance(out, _State)
+            return out, []
+        return self._goal(g, st, depth), []
+
+    def _chunks(
+        self, st: _State, terms: Sequence[RT], rest: Callable[[_State], _State], rows: int
+    ) -> _State:
+        """``rest`` (which runs the goals ``terms``) on consecutive row ranges of ``st``,
+        sized so that about :attr:`chunk_rows` rows result from ``rows`` rows built at once,
+        and the results concatenated in row order (see :meth:`_run`).  Each chunk keeps
+        only the bindings of the variables the goals share with the caller until the
+        chunks are merged like a call's branches (:meth:`_merge`)."""
+        scale = self._scale
+        if rows * scale > self.max_rows:
+            raise Unsupported(f"more than {self.max_rows} rows", static=False)
+        pieces = max(2, -(-rows // self.chunk_rows))
+        size = max(1, -(-st.n // pieces))
+        origin = self._fresh("origin")
+        shared: dict[_V, None] = {}
+        for t in terms:
+            for v in _vars(st.resolve(t)):
+                if v not in st.cols and not v.void:
+                    shared[v] = None
+        outer = tuple(shared)
+        branches: list[_State] = []
+        for start in range(0, st.n, size):
+            stop = min(st.n, start + size)
+            part = _State(
+                stop - start, {v: c[start:stop] for v, c in st.cols.items()}, dict(st.sub)
+            )
+            part.cols[origin] = np.arange(start, stop, dtype=np.int64)
+            self._scale = scale * st.n / part.n
+            try:
+                b = rest(part)
+            finally:
+                self._scale = scale
+            if b.n:
+                branches.append(_compact(b, outer, origin))
+        if not branches:
+            out = st.copy()
+            out.fail()
+            return out
+        out = self._merge(st, origin, outer, branches)
+        if out.n * scale > self.max_rows:
+            raise Unsupported(f"more than {self.max_rows} rows", static=False)
+        return out
 
     def _goal(self, g: RT, st: _State, depth: int) -> _State:
         g = st.walk(g)
@@ -268,24 +397,42 @@ class Evaluator:
 
     # -- calls --------------------------------------------------------------------------------
     def _call(self, key: tuple[str, int], args: tuple[RT, ...], st: _State, depth: int) -> _State:
+        out = self._enter(key, args, st, depth, False)
+        assert isinstance(out, _State)
+        return out
+
+    def _enter(
+        self, key: tuple[str, int], args: tuple[RT, ...], st: _State, depth: int, unfold: bool
+    ) -> _State | tuple[_State, list[RT]]:
+        """The rows of ``st`` joined with the answers of ``key(args)``: each clause is a
+        branch, merged by row.  With ``unfold``, when only one rule's head matches (and no
+        fact), that rule's state after head unification and its body instead."""
         if depth > MAX_DEPTH:
             raise Unsupported("unfolding too deep", static=False)
         if self.kind(key) == "facts":
             return self._join(self._relation(("facts", key)), args, st)
-        branches: list[_State] = []
+        prepared: list[tuple[_State, list[RT] | None]] = []
         origin = self._fresh("origin")
         base = st.copy()
         base.cols[origin] = np.arange(st.n, dtype=np.int64)
         for group in self._clause_groups(key):
             if group[0] == "rows":
                 b = self._join(group[1], args, base)
-            else:
-                b = base.copy()
-                head, body = self._rename(key, group[1])
-                ok = all(self._unify(x, y, b) for x, y in zip(head, args, strict=True))
-                if not ok or b.n == 0:
-                    continue
-                b = self._conj(body, b, depth + 1)
+                if b.n:
+                    prepared.append((b, None))
+                continue
+            b = base.copy()
+            head, body = self._rename(key, group[1])
+            ok = all(self._unify(x, y, b) for x, y in zip(head, args, strict=True))
+            if ok and b.n:
+                prepared.append((b, body))
+        if unfold and len(prepared) == 1 and prepared[0][1] is not None:
+            del prepared[0][0].cols[origin]
+            return prepared[0][0], prepared[0][1]
+        branches: list[_State] = []
+        for b, goals in prepared:
+            if goals is not None:
+                b = self._conj(goals, b, depth + 1)
             if b.n:
                 branches.append(b)
         if not branches:
@@ -318,8 +465,11 @@ class Evaluator:
                 and all(type(t) is type(first) and _ikey(t) == _ikey(first) for t in terms)
             ):
                 return first
-            if type(first) is _V and all(t is first for t in terms) and first in st.cols:
-                return first  # a column of the caller: carried along by the parent rows
+            if type(first) is _V and all(t is first for t in terms):
+                if first in st.cols:
+                    return first  # a column of the caller: carried along by the parent rows
+                if all(first not in b.cols for b in branches):
+                    return first  # left free by every branch
             cols = []
             for t, b in zip(terms, branches, strict=True):
                 if type(t) is _V:
@@ -338,10 +488,16 @@ class Evaluator:
 
         template = general([tuple(["$args", *(b.resolve(a) for a in args)]) for b in branches])
         parent = np.concatenate([b.cols[origin] for b in branches])
-        order = np.argsort(parent, kind="stable")
-        out = _State(len(order), {v: c[parent[order]] for v, c in st.cols.items()}, dict(st.sub))
+        if len(parent) < 2 or bool((parent[1:] >= parent[:-1]).all()):
+            order = None  # in row order already (chunks, or one branch per row)
+            rows = parent
+        else:
+            order = np.argsort(parent, kind="stable")
+            rows = parent[order]
+        out = _State(len(parent), {v: c[rows] for v, c in st.cols.items()}, dict(st.sub))
         for v, cols in zip(new_vars, new_cols, strict=True):
-            out.cols[v] = np.concatenate(cols)[order]
+            merged = np.concatenate(cols)
+            out.cols[v] = merged if order is None else merged[order]
         for a, t in zip(args, template[1:], strict=True):
             if not self._unify(a, t, out):
                 raise Unsupported("merged branches do not unify with the call", static=False)
@@ -484,13 +640,17 @@ class Evaluator:
             hi = np.searchsorted(sorted_keys, vals, "right")
             counts = hi - lo
             total = int(counts.sum())
+            if total > self.chunk_rows and not self._unlimited:
+                raise _TooMany(total)
             parent = np.repeat(np.arange(n, dtype=np.int64), counts)
             starts = np.cumsum(counts) - counts
             pos = np.arange(total, dtype=np.int64) - np.repeat(starts - lo, counts)
             ridx = order[pos]
         else:
             m = len(sub_rel)
-            if n * m > self.max_rows:
+            if n * m > self.chunk_rows and not self._unlimited:
+                raise _TooMany(n * m)
+            if n * m * self._scale > self.max_rows:
                 raise Unsupported(f"more than {self.max_rows} rows", static=False)
             parent = np.repeat(np.arange(n, dtype=np.int64), m)
             ridx = np.tile(np.arange(m, dtype=np.int64), n)

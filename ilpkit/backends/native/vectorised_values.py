@@ -16,6 +16,13 @@ RT = Any  # a runtime term of the resolution engine (str, int, float, Str, tuple
 
 MAX_DEPTH: Final = 64
 MAX_ROWS: Final = 20_000_000
+CHUNK_ROWS: Final = 1 << 17
+"""Rows of partial proofs the evaluator builds in one numpy step before it splits a
+conjunction's rows into chunks (:meth:`~ilpkit.backends.native.vectorised.Evaluator._conj`):
+an exhaustive search's tables (mutagenesis' 6-subsets of a drug's atoms joined with
+``atm/5``: 4M rows x a dozen columns) then never exist at once.  Chosen by measurement
+(``benchmarks/README.md``, "Demand-driven tables"): large enough that numpy's per-call
+cost stays small, small enough that a step's arrays are a few tens of MB."""
 
 
 class Unsupported(Exception):
@@ -24,6 +31,15 @@ class Unsupported(Exception):
     def __init__(self, why: str, static: bool = True) -> None:
         super().__init__(why)
         self.static = static
+
+
+class _TooMany(Exception):
+    """A step would build more than the chunk size's rows (``rows`` of them): the innermost
+    conjunction that can split its rows catches it and runs the rest chunk by chunk."""
+
+    def __init__(self, rows: int) -> None:
+        super().__init__(f"{rows} rows")
+        self.rows = rows
 
 
 class _V:
@@ -51,6 +67,22 @@ def _has_var(t: RT) -> bool:
                 if type(a) is tuple:
                     stack.append(a)
     return False
+
+
+def _vars(t: RT) -> list[_V]:
+    """The variables of a (resolved) term, left to right."""
+    if type(t) is _V:
+        return [t]
+    out: list[_V] = []
+    if type(t) is tuple:
+        stack = [t]
+        while stack:
+            for a in reversed(stack.pop()[1:]):
+                if type(a) is _V:
+                    out.append(a)
+                elif type(a) is tuple:
+                    stack.append(a)
+    return out
 
 
 def _ikey(v: RT) -> Any:
@@ -158,6 +190,22 @@ class _State:
         if type(t) is tuple:
             return tuple([t[0], *(self.resolve(a) for a in t[1:])])
         return t
+
+
+def _compact(st: _State, outer: tuple[_V, ...], origin: _V) -> _State:
+    """``st`` reduced to the bindings of ``outer`` and the ``origin`` column: a chunk's
+    clause-local columns are dropped as soon as the chunk is done."""
+    sub: dict[_V, RT] = {}
+    keep: dict[_V, Ids] = {origin: st.cols[origin]}
+    for v in outer:
+        t = st.resolve(v)
+        if t is not v:
+            sub[v] = t
+        for w in _vars(t):
+            col = st.cols.get(w)
+            if col is not None:
+                keep[w] = col
+    return _State(st.n, keep, sub)
 
 
 _TYPE_TESTS: Final[dict[str, Callable[[RT], bool]]] = {
