@@ -49,6 +49,12 @@ if TYPE_CHECKING:
     from ilpkit.backends.native.engine import NativeBackend
 
 
+_IDENTS: dict[tuple[object, ...], tuple[object, ...]] = {}
+"""The memo key (:func:`_part_key`) of each body part as written: a search evaluates the same
+parts -- the same bottom-clause literals, the same variables -- in clause after clause, and
+hashing them (terms keep their hash) is cheaper than renaming them again."""
+
+
 def _run_part(
     self: NativeBackend, key: tuple[str, int], hix: HeadIndex, part: Part, rows: Ids, budget: int
 ) -> tuple[npt.NDArray[np.uint8], int, int]:
@@ -141,7 +147,12 @@ def _part(
 ) -> Part | Literal["empty"] | None:
     """The plan of one body part and its answers so far per tuple of head values
     (cached; None when outside the kernel's fragment)."""
-    ident = _part_key(key, hv, cols, lits)
+    raw = (key, tuple(hv), tuple(cols), tuple(lits))
+    ident = _IDENTS.get(raw)
+    if ident is None:
+        if len(_IDENTS) >= 100_000:
+            _IDENTS.clear()
+        ident = _IDENTS[raw] = _part_key(key, hv, cols, lits)
     got = self._parts.get(ident)
     if got is not None:
         self._parts.move_to_end(ident)
