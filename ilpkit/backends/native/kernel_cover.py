@@ -61,8 +61,15 @@ def _run_part(
     """``(covered, status, steps)`` of one part on ``rows``.  With demand-driven tables
     (:mod:`.demand`), the rows the tables known so far leave undecided get their inputs'
     complete answers and are decided again, so every answer is final."""
-    numeric = self.interner.numeric()
     self._refresh(part)
+    if len(part.memo) and len(rows):
+        # Every row's answer already known (the parts a refinement shares with its parent):
+        # read them here, which costs less than the kernel call's argument passing.  The
+        # memo holds final answers only (see below), so the kernel would return the same.
+        known = part.memo[_memo_keys(hix, part, rows)]
+        if known.all():
+            return (known == 1).view(np.uint8), KERNEL_OK, 0
+    numeric = self.interner.numeric()
     covered, status, steps = run_plan(
         part.plan, hix, rows, part.hcol, part.strides, part.memo, self.kstore, numeric,
         budget, self._check_deadline,
@@ -86,17 +93,23 @@ def _run_part(
         return covered, status, steps
     self._refresh(part)
     if len(part.memo):
-        keys = np.zeros(len(undecided), dtype=np.int64)
-        arity = hix.arity
-        for j, c in enumerate(part.hcol.tolist()):
-            keys += hix.ranks[undecided * arity + c] * part.strides[j]
-        part.memo[keys] = 0
+        part.memo[_memo_keys(hix, part, undecided)] = 0
     again, status, more = run_plan(
         part.plan, hix, undecided, part.hcol, part.strides, part.memo, self.kstore,
         numeric, budget - steps, self._check_deadline,
     )  # fmt: skip
     covered[open_] = again
     return covered, status, steps + more
+
+
+def _memo_keys(hix: HeadIndex, part: Part, rows: Ids) -> Ids:
+    """The positions in ``part.memo`` of these example rows (as the kernel computes them:
+    the ranks of the part's head columns times its strides)."""
+    arity = hix.arity
+    keys = np.zeros(len(rows), dtype=np.int64)
+    for j, c in enumerate(part.hcol.tolist()):
+        keys += hix.ranks[rows * arity + c] * part.strides[j]
+    return keys
 
 
 def _refresh(self: NativeBackend, part: Part) -> None:
