@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ilpkit.backends.native import kernel_cover
+from ilpkit.backends.native import kernel_cover, plan
 from ilpkit.backends.native import kernels as K
 from ilpkit.backends.native.engine import NativeBackend
 from ilpkit.core.coverage import Coverage
@@ -35,7 +35,7 @@ def backend() -> NativeBackend:
 def counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Count the kernel calls (rows per call)."""
     calls: list[int] = []
-    real = kernel_cover.run_plan
+    real = plan.run_plan
 
     def run_plan(plan: Any, head: Any, rows: Any, *rest: Any) -> Any:
         calls.append(len(rows))
