@@ -79,3 +79,23 @@ def test_a_part_with_unknown_rows_goes_to_the_kernel(monkeypatch: pytest.MonkeyP
     assert calls == [2, 4, 4]
     assert cov(b, "m(X) :- parent(X, Y), female(X)") == [0, 2]
     assert calls == [2, 4, 4]
+
+
+def test_memo_keys_are_the_ranks_of_the_head_columns_times_their_strides() -> None:
+    class Head:
+        arity = 3
+        # ranks of rows 0, 1, 2 (three head columns each)
+        ranks = np.array([0, 1, 2, 1, 0, 3, 2, 2, 0], dtype=np.int64)
+
+    class P:
+        hcol = np.array([2, 0], dtype=np.int64)
+        strides = np.array([3, 1], dtype=np.int64)
+
+    rows = np.array([0, 2], dtype=np.int64)
+    # row 0: 2 * 3 + 0 = 6; row 2: 0 * 3 + 2 = 2
+    assert kernel_cover._memo_keys(Head(), P(), rows).tolist() == [6, 2]  # type: ignore[arg-type]
+    P.hcol = np.array([1], dtype=np.int64)  # one column: its rank (stride 1)
+    P.strides = np.array([1], dtype=np.int64)
+    assert kernel_cover._memo_keys(Head(), P(), rows).tolist() == [1, 2]  # type: ignore[arg-type]
+    P.hcol = P.strides = np.zeros(0, dtype=np.int64)  # no head column: the one entry
+    assert kernel_cover._memo_keys(Head(), P(), rows).tolist() == [0, 0]  # type: ignore[arg-type]

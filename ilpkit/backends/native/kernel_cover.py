@@ -49,10 +49,11 @@ if TYPE_CHECKING:
     from ilpkit.backends.native.engine import NativeBackend
 
 
-_IDENTS: dict[tuple[object, ...], tuple[object, ...]] = {}
-"""The memo key (:func:`_part_key`) of each body part as written: a search evaluates the same
-parts -- the same bottom-clause literals, the same variables -- in clause after clause, and
-hashing them (terms keep their hash) is cheaper than renaming them again."""
+_IDENTS: dict[tuple[object, ...], tuple[tuple[Term, ...], tuple[object, ...]]] = {}
+"""The memo key (:func:`_part_key`) of each body part as written, by the identity of its
+head variables and literals: a search evaluates the same parts -- the same bottom-clause
+literal objects -- in clause after clause, and looking them up costs less than renaming
+them again.  Each entry holds those objects, so no other live object has their ids."""
 
 
 def _run_part(
@@ -105,10 +106,17 @@ def _run_part(
 def _memo_keys(hix: HeadIndex, part: Part, rows: Ids) -> Ids:
     """The positions in ``part.memo`` of these example rows (as the kernel computes them:
     the ranks of the part's head columns times its strides)."""
-    arity = hix.arity
-    keys = np.zeros(len(rows), dtype=np.int64)
-    for j, c in enumerate(part.hcol.tolist()):
-        keys += hix.ranks[rows * arity + c] * part.strides[j]
+    ranks = hix.ranks.reshape(-1, hix.arity)
+    hcol = part.hcol
+    if len(hcol) == 1:  # most parts: one head column, whose stride is 1
+        one: Ids = ranks[rows, hcol[0]]
+        return one
+    if len(hcol) == 0:  # a part reading no head variable: one memo entry
+        return np.zeros(len(rows), dtype=np.int64)
+    sub = ranks[rows]
+    keys: Ids = sub[:, hcol[0]] * part.strides[0]
+    for c, stride in zip(hcol[1:].tolist(), part.strides[1:].tolist(), strict=True):
+        keys += sub[:, c] * stride
     return keys
 
 
@@ -160,12 +168,13 @@ def _part(
 ) -> Part | Literal["empty"] | None:
     """The plan of one body part and its answers so far per tuple of head values
     (cached; None when outside the kernel's fragment)."""
-    raw = (key, tuple(hv), tuple(cols), tuple(lits))
-    ident = _IDENTS.get(raw)
-    if ident is None:
+    raw = (key, *map(id, hv), *cols, -1, *map(id, lits))  # hv and cols have one length
+    named = _IDENTS.get(raw)
+    if named is None:
         if len(_IDENTS) >= 100_000:
             _IDENTS.clear()
-        ident = _IDENTS[raw] = _part_key(key, hv, cols, lits)
+        named = _IDENTS[raw] = ((*hv, *lits), _part_key(key, hv, cols, lits))
+    ident = named[1]
     got = self._parts.get(ident)
     if got is not None:
         self._parts.move_to_end(ident)

@@ -469,18 +469,21 @@ def run_plan(
             check()
 
 
-_LITERAL_VARS: dict[Term, tuple[Var, ...]] = {}
-"""Each body literal's variables (with repeats, in order), kept across clauses: a search's
-clauses are made of the same bottom-clause literals over and over."""
+_LITERAL_VARS: dict[int, tuple[Term, tuple[Var, ...]]] = {}
+"""Each body literal's variables (with repeats, in order) by the literal's identity, kept
+across clauses: a search's clauses are made of the same bottom-clause literal objects over
+and over.  (By identity, not equality: equal literals of another seed's bottom clause would
+be compared argument by argument.  Each entry holds its literal, so no other live object
+has its id.)"""
 
 
 def _literal_vars(lit: Term) -> tuple[Var, ...]:
-    got = _LITERAL_VARS.get(lit)
+    got = _LITERAL_VARS.get(id(lit))
     if got is None:
         if len(_LITERAL_VARS) >= 100_000:
             _LITERAL_VARS.clear()
-        got = _LITERAL_VARS[lit] = tuple(iter_vars(lit))
-    return got
+        got = _LITERAL_VARS[id(lit)] = (lit, tuple(iter_vars(lit)))
+    return got[1]
 
 
 def head_components(head_vars: set[Var], body: list[Term]) -> list[tuple[list[Var], list[Term]]]:
