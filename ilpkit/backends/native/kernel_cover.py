@@ -16,6 +16,7 @@ from ilpkit.backends.native.engine_common import (
     _BROKEN,
     _CALL_BY_CALL,
     _CALL_BY_CALL_CPU,
+    _CALL_BY_CALL_STRIKES,
     _MEMO_LIMIT,
     _PARTS_LIMIT,
     Part,
@@ -294,17 +295,17 @@ def _derived(
             table is None
             and inputs
             and size <= _CALL_BY_CALL * self.opts.derive_tuples
-            and key not in self._slow_calls
+            and self._slow_calls.get(key, 0) < _CALL_BY_CALL_STRIKES
         ):
             # outside the set-at-a-time fragment (carcinogenesis' connected/2 recurses
             # down ring lists): still one call per tuple, once, rather than the numpy
-            # engine once per clause -- while that is cheap: a predicate whose table
-            # takes over _CALL_BY_CALL_CPU seconds (mutagenesis' ring perception, 50%
-            # slower learning) is left to the numpy engine, which calls only the
-            # tuples a clause reaches
+            # engine once per clause -- while that is cheap: a predicate whose tables
+            # took over _CALL_BY_CALL_CPU seconds _CALL_BY_CALL_STRIKES times
+            # (mutagenesis' ring perception, 50% slower learning) is left to the numpy
+            # engine, which calls only the tuples a clause reaches
             table = self._derive_table(lit, inputs, outputs, domains, _CALL_BY_CALL_CPU)
             if table is None:
-                self._slow_calls.add(key)
+                self._slow_calls[key] = self._slow_calls.get(key, 0) + 1
     self._derived_tables[ident] = table
     if table is not None:
         self._keep_alive.append(table)
