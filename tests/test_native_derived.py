@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -307,4 +308,44 @@ def test_a_refused_literal_is_tabled_call_by_call_while_cheap(
         assert tables[0] is not None and len(tables[0]) == 2
         assert not backend._slow_calls
     else:
-        assert tables[0] is None and backend._slow_calls == {("connected", 2)}
+        assert tables[0] is None and backend._slow_calls == {("connected", 2): 1}
+
+
+def test_a_predicate_is_left_to_the_numpy_engine_after_three_overruns(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # As above with every table over the budget.  Coverage by hand (connected(X, Y): X \= Y
+    # and X's head is in Y; m1: r [a,b], s [c,a]; m2: r [c,d], s [e,f]):
+    #   connected(R1, R2), R1 from r, R2 from s: m1 a in [c,a] yes, m2 c in [e,f] no -> [0]
+    #   connected(R2, R1): m1 c in [a,b] no, m2 e in [c,d] no -> []
+    #   connected(R1, R3), both from r: the same list, R1 \= R3 fails -> []
+    #   connected(R2, R4), both from s: likewise -> []
+    # Each is a new literal pattern; the first three are tried call by call and overrun, the
+    # fourth is not tried (three strikes), and the numpy engine answers all four the same.
+    from ilpkit.backends.native import kernel_cover
+    from ilpkit.backends.native.engine import NativeBackend as NB
+
+    monkeypatch.setattr(kernel_cover, "_CALL_BY_CALL_CPU", -1.0)
+    tried: list[str] = []
+    real = NB._derive_table
+
+    def counting(self: NB, lit: Any, *rest: Any) -> Any:
+        tried.append(str(lit))
+        return real(self, lit, *rest)
+
+    monkeypatch.setattr(NB, "_derive_table", counting)
+    task = make_task([], pos=["h(m1)"], neg=["h(m2)"], modes=["modeh(1, h(+m))"])
+    prog = task_of(RINGS).program
+    task = Task(name="rings", format="test", program=prog, examples=task.examples, bias=task.bias)
+    backend = NativeBackend(NativeOptions(derive_tuples=1))
+    backend.load(task)
+    clauses = {
+        "h(M) :- r(M, R1), s(M, R2), connected(R1, R2)": [0],
+        "h(M) :- r(M, R1), s(M, R2), connected(R2, R1)": [],
+        "h(M) :- r(M, R1), r(M, R3), connected(R1, R3)": [],
+        "h(M) :- s(M, R2), s(M, R4), connected(R2, R4)": [],
+    }
+    for text, expected in clauses.items():
+        assert backend.coverage(Clause.from_term(term(text))).ids.tolist() == expected, text
+    assert len(tried) == 3
+    assert backend._slow_calls == {("connected", 2): 3}

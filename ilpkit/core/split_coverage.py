@@ -25,7 +25,7 @@ containing it gets ``None`` -- no crash, and the same expensive part is not aske
 from __future__ import annotations
 
 import weakref
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,10 +41,15 @@ def independent_parts(clause: Clause) -> list[list[int]]:
     return linked_groups(set(iter_vars(clause.head)), clause.body)
 
 
-def linked_groups(head_vars: set[Var], body: Sequence[Term]) -> list[list[int]]:
+def linked_groups(
+    head_vars: set[Var] | frozenset[Var],
+    body: Sequence[Term],
+    body_vars: Sequence[Iterable[Var]] | None = None,
+) -> list[list[int]]:
     """Positions of ``body`` grouped by shared variables outside ``head_vars`` (union-find),
     each group ascending, groups in the order of their first literal. Shared with the native
-    backend's per-head-variable parts (:func:`ilpkit.backends.native.plan.head_components`)."""
+    backend's per-head-variable parts (:func:`ilpkit.backends.native.plan.head_components`),
+    which passes each literal's variables (``body_vars``) it has already."""
     parent = list(range(len(body)))
 
     def find(i: int) -> int:
@@ -55,7 +60,7 @@ def linked_groups(head_vars: set[Var], body: Sequence[Term]) -> list[list[int]]:
 
     owner: dict[Var, int] = {}
     for i, literal in enumerate(body):
-        for v in iter_vars(literal):
+        for v in iter_vars(literal) if body_vars is None else body_vars[i]:
             if v in head_vars:
                 continue
             a, b = find(i), find(owner.setdefault(v, i))

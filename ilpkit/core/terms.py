@@ -29,11 +29,13 @@ from ilpkit.core import operators as ops
 class Var:
     """A logic variable, identified by name within a clause."""
 
-    __slots__ = ("name",)
+    __slots__ = ("_hash", "name")
     name: str
+    _hash: int
 
     def __init__(self, name: str) -> None:
         object.__setattr__(self, "name", name)
+        object.__setattr__(self, "_hash", hash(("$VAR", name)))  # hashed often: kept
 
     def __setattr__(self, key: str, value: object) -> None:
         raise AttributeError("terms are immutable")
@@ -42,7 +44,7 @@ class Var:
         return type(other) is Var and other.name == self.name
 
     def __hash__(self) -> int:
-        return hash(("$VAR", self.name))
+        return self._hash
 
     def __repr__(self) -> str:
         return f"Var({self.name!r})"

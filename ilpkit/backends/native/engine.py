@@ -152,7 +152,7 @@ class NativeBackend(Backend):
         self._parts: OrderedDict[object, Part] = OrderedDict()
         self._parts_bytes = 0
         self._derived_tables: dict[object, FactTable | None] = {}
-        self._slow_calls: set[tuple[str, int]] = set()
+        self._slow_calls: dict[tuple[str, int], int] = {}  # tables given up, by predicate
         self._demands: dict[object, DemandTable | None] = {}
         self._patterns: dict[int, tuple[Term, list[tuple[int, Var]], list[tuple[int, Var]]]] = {}
         self._strict: set[int] = set()  # widened demand tables (answered in strict mode)
@@ -173,7 +173,7 @@ class NativeBackend(Backend):
         self._parts.clear()
         self._parts_bytes = 0
         self._derived_tables = {}
-        self._slow_calls = set()
+        self._slow_calls = {}
         self._demands = {}
         self._patterns = {}
         self._strict = set()

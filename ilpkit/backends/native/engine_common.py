@@ -64,7 +64,12 @@ _CALL_BY_CALL: Final = 16
 """A rule-defined literal the set-at-a-time evaluator refuses is still tabled call by call
 over its domain when that has at most this many times ``derive_tuples`` tuples..."""
 _CALL_BY_CALL_CPU: Final = 0.2
-"""... and takes at most this many CPU seconds (else its predicate is never tried so again)."""
+"""... and takes at most this many CPU seconds (else the table is given up) ..."""
+_CALL_BY_CALL_STRIKES: Final = 3
+"""... and its predicate is never tried so again once this many of its tables were given up.
+Not after the first: one overrun can be a pause of the process rather than the predicate's
+cost (mutagenesis: ``gteq/2`` tables take 0.03 s, one of 174 took 0.2 s in a learn run, and
+every later ``gteq`` literal went to the numpy engine: 3.5 CPU s)."""
 
 
 def _part_key(

@@ -16,6 +16,7 @@ from ilpkit.backends.native.engine_common import (
     _BROKEN,
     _CALL_BY_CALL,
     _CALL_BY_CALL_CPU,
+    _CALL_BY_CALL_STRIKES,
     _MEMO_LIMIT,
     _PARTS_LIMIT,
     Part,
@@ -49,14 +50,28 @@ if TYPE_CHECKING:
     from ilpkit.backends.native.engine import NativeBackend
 
 
+_IDENTS: dict[tuple[object, ...], tuple[tuple[Term, ...], tuple[object, ...]]] = {}
+"""The memo key (:func:`_part_key`) of each body part as written, by the identity of its
+head variables and literals: a search evaluates the same parts -- the same bottom-clause
+literal objects -- in clause after clause, and looking them up costs less than renaming
+them again.  Each entry holds those objects, so no other live object has their ids."""
+
+
 def _run_part(
     self: NativeBackend, key: tuple[str, int], hix: HeadIndex, part: Part, rows: Ids, budget: int
 ) -> tuple[npt.NDArray[np.uint8], int, int]:
     """``(covered, status, steps)`` of one part on ``rows``.  With demand-driven tables
     (:mod:`.demand`), the rows the tables known so far leave undecided get their inputs'
     complete answers and are decided again, so every answer is final."""
-    numeric = self.interner.numeric()
     self._refresh(part)
+    if len(part.memo) and len(rows):
+        # Every row's answer already known (the parts a refinement shares with its parent):
+        # read them here, which costs less than the kernel call's argument passing.  The
+        # memo holds final answers only (see below), so the kernel would return the same.
+        known = part.memo[_memo_keys(hix, part, rows)]
+        if known.all():
+            return (known == 1).view(np.uint8), KERNEL_OK, 0
+    numeric = self.interner.numeric()
     covered, status, steps = run_plan(
         part.plan, hix, rows, part.hcol, part.strides, part.memo, self.kstore, numeric,
         budget, self._check_deadline,
@@ -80,17 +95,30 @@ def _run_part(
         return covered, status, steps
     self._refresh(part)
     if len(part.memo):
-        keys = np.zeros(len(undecided), dtype=np.int64)
-        arity = hix.arity
-        for j, c in enumerate(part.hcol.tolist()):
-            keys += hix.ranks[undecided * arity + c] * part.strides[j]
-        part.memo[keys] = 0
+        part.memo[_memo_keys(hix, part, undecided)] = 0
     again, status, more = run_plan(
         part.plan, hix, undecided, part.hcol, part.strides, part.memo, self.kstore,
         numeric, budget - steps, self._check_deadline,
     )  # fmt: skip
     covered[open_] = again
     return covered, status, steps + more
+
+
+def _memo_keys(hix: HeadIndex, part: Part, rows: Ids) -> Ids:
+    """The positions in ``part.memo`` of these example rows (as the kernel computes them:
+    the ranks of the part's head columns times its strides)."""
+    ranks = hix.ranks.reshape(-1, hix.arity)
+    hcol = part.hcol
+    if len(hcol) == 1:  # most parts: one head column, whose stride is 1
+        one: Ids = ranks[rows, hcol[0]]
+        return one
+    if len(hcol) == 0:  # a part reading no head variable: one memo entry
+        return np.zeros(len(rows), dtype=np.int64)
+    sub = ranks[rows]
+    keys: Ids = sub[:, hcol[0]] * part.strides[0]
+    for c, stride in zip(hcol[1:].tolist(), part.strides[1:].tolist(), strict=True):
+        keys += sub[:, c] * stride
+    return keys
 
 
 def _refresh(self: NativeBackend, part: Part) -> None:
@@ -141,7 +169,13 @@ def _part(
 ) -> Part | Literal["empty"] | None:
     """The plan of one body part and its answers so far per tuple of head values
     (cached; None when outside the kernel's fragment)."""
-    ident = _part_key(key, hv, cols, lits)
+    raw = (key, *map(id, hv), *cols, -1, *map(id, lits))  # hv and cols have one length
+    named = _IDENTS.get(raw)
+    if named is None:
+        if len(_IDENTS) >= 100_000:
+            _IDENTS.clear()
+        named = _IDENTS[raw] = ((*hv, *lits), _part_key(key, hv, cols, lits))
+    ident = named[1]
     got = self._parts.get(ident)
     if got is not None:
         self._parts.move_to_end(ident)
@@ -261,17 +295,17 @@ def _derived(
             table is None
             and inputs
             and size <= _CALL_BY_CALL * self.opts.derive_tuples
-            and key not in self._slow_calls
+            and self._slow_calls.get(key, 0) < _CALL_BY_CALL_STRIKES
         ):
             # outside the set-at-a-time fragment (carcinogenesis' connected/2 recurses
             # down ring lists): still one call per tuple, once, rather than the numpy
-            # engine once per clause -- while that is cheap: a predicate whose table
-            # takes over _CALL_BY_CALL_CPU seconds (mutagenesis' ring perception, 50%
-            # slower learning) is left to the numpy engine, which calls only the
-            # tuples a clause reaches
+            # engine once per clause -- while that is cheap: a predicate whose tables
+            # took over _CALL_BY_CALL_CPU seconds _CALL_BY_CALL_STRIKES times
+            # (mutagenesis' ring perception, 50% slower learning) is left to the numpy
+            # engine, which calls only the tuples a clause reaches
             table = self._derive_table(lit, inputs, outputs, domains, _CALL_BY_CALL_CPU)
             if table is None:
-                self._slow_calls.add(key)
+                self._slow_calls[key] = self._slow_calls.get(key, 0) + 1
     self._derived_tables[ident] = table
     if table is not None:
         self._keep_alive.append(table)

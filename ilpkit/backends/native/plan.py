@@ -469,6 +469,23 @@ def run_plan(
             check()
 
 
+_LITERAL_VARS: dict[int, tuple[Term, tuple[Var, ...]]] = {}
+"""Each body literal's variables (with repeats, in order) by the literal's identity, kept
+across clauses: a search's clauses are made of the same bottom-clause literal objects over
+and over.  (By identity, not equality: equal literals of another seed's bottom clause would
+be compared argument by argument.  Each entry holds its literal, so no other live object
+has its id.)"""
+
+
+def _literal_vars(lit: Term) -> tuple[Var, ...]:
+    got = _LITERAL_VARS.get(id(lit))
+    if got is None:
+        if len(_LITERAL_VARS) >= 100_000:
+            _LITERAL_VARS.clear()
+        got = _LITERAL_VARS[id(lit)] = (lit, tuple(iter_vars(lit)))
+    return got[1]
+
+
 def head_components(head_vars: set[Var], body: list[Term]) -> list[tuple[list[Var], list[Term]]]:
     """The body split into parts that share no variable outside the head, each with the head
     variables it reads (in first-occurrence order) and its literals (in body order).
@@ -478,8 +495,8 @@ def head_components(head_vars: set[Var], body: list[Term]) -> list[tuple[list[Va
     values, not once per example (in UW-CSE a literal about the professor ``B`` alone is
     asked once per professor, not once per student-professor pair).
     """
-    lit_vars = [list(iter_vars(lit)) for lit in body]
-    groups = linked_groups(head_vars, body)
+    lit_vars = [_literal_vars(lit) for lit in body]
+    groups = linked_groups(head_vars, body, lit_vars)
     out: list[tuple[list[Var], list[Term]]] = []
     for members in groups:
         hv: list[Var] = []

@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from ilpkit.backends.native.key_index import KeyIndex
 from ilpkit.backends.native.prolog.arith import _eval
 from ilpkit.backends.native.prolog.builtins_core import _CTRL, _DET, _GEN
 from ilpkit.backends.native.prolog.compile import _K_FACTS, _K_USER
@@ -88,7 +89,7 @@ class Evaluator:
         self._kinds: dict[tuple[str, int], str] = {}
         self._relations: dict[Any, Ids] = {}
         self._selected: dict[Any, Ids] = {}
-        self._sorted: dict[Any, tuple[Ids, Ids]] = {}
+        self._sorted: dict[Any, KeyIndex] = {}
         self._groups: dict[tuple[str, int], list[Any]] = {}
         self._counter = 0
         self.strict = False
@@ -581,6 +582,21 @@ class Evaluator:
                 rel = self._relations[key] = rel.reshape(0, key[1][1])
         return rel
 
+    def _index(
+        self, ckey: tuple[object, ...], sub_rel: Ids, cols: tuple[int, ...], cacheable: bool
+    ) -> KeyIndex:
+        """The index of ``sub_rel`` (the rows of a relation selected by ``ckey``) on its bound
+        columns ``cols``, cached when ``cacheable`` (the rows depend on ``ckey`` alone)."""
+        if not cacheable:
+            return KeyIndex(sub_rel, cols)
+        skey = (*ckey, cols)
+        idx = self._sorted.get(skey)
+        if idx is None:
+            idx = self._sorted[skey] = KeyIndex(sub_rel, cols)
+            if len(self._sorted) > 10_000:
+                self._sorted.clear()
+        return idx
+
     def _join(self, rel: Ids, args: tuple[RT, ...], st: _State) -> _State:
         """``st`` joined with the rows of ``rel`` that match ``args``: for each row of ``st``
         in order, the matching rows in their order."""
@@ -622,22 +638,8 @@ class Evaluator:
             sub_rel = sub_rel[sub_rel[:, j] == sub_rel[:, k]]
         n = st.n
         if keys:
-            j0, v0 = keys[0]
-            if cacheable:
-                skey = (id(rel), tuple(consts), j0)
-                srt = self._sorted.get(skey)
-                if srt is None:
-                    order = np.argsort(sub_rel[:, j0], kind="stable")
-                    srt = self._sorted[skey] = (order, sub_rel[order, j0])
-                    if len(self._sorted) > 10_000:
-                        self._sorted.clear()
-            else:
-                order = np.argsort(sub_rel[:, j0], kind="stable")
-                srt = (order, sub_rel[order, j0])
-            order, sorted_keys = srt
-            vals = st.cols[v0]
-            lo = np.searchsorted(sorted_keys, vals, "left")
-            hi = np.searchsorted(sorted_keys, vals, "right")
+            idx = self._index(ckey, sub_rel, tuple(j for j, _ in keys), cacheable)
+            lo, hi = idx.bounds([st.cols[v] for _, v in keys[: len(idx.cols)]])
             counts = hi - lo
             total = int(counts.sum())
             if total > self.chunk_rows and not self._unlimited:
@@ -645,7 +647,8 @@ class Evaluator:
             parent = np.repeat(np.arange(n, dtype=np.int64), counts)
             starts = np.cumsum(counts) - counts
             pos = np.arange(total, dtype=np.int64) - np.repeat(starts - lo, counts)
-            ridx = order[pos]
+            ridx = idx.order[pos]
+            rest = keys[len(idx.cols) :]  # key columns the index leaves to the filter below
         else:
             m = len(sub_rel)
             if n * m > self.chunk_rows and not self._unlimited:
@@ -654,10 +657,11 @@ class Evaluator:
                 raise Unsupported(f"more than {self.max_rows} rows", static=False)
             parent = np.repeat(np.arange(n, dtype=np.int64), m)
             ridx = np.tile(np.arange(m, dtype=np.int64), n)
+            rest = []
         out = st.copy()
         out.take(parent)
         keep: Mask | None = None
-        for j, v in keys[1:]:
+        for j, v in rest:
             eq = out.cols[v] == sub_rel[ridx, j]
             keep = eq if keep is None else keep & eq
         for v, j in new.items():
