@@ -79,22 +79,27 @@ def test_covering_loop_removes_covered_positives_and_respects_max_rules() -> Non
     assert np.array_equal(scores, cover_counts)
 
 
+def _seed_fact_task(settings: dict[str, float]) -> Task:
+    """Positives a, b, c; negative d; p(a), p(b), q(c), q(d); noise 0 plus ``settings``."""
+    from tests.reference_prover import make_task
+
+    return make_task(
+        ["p(a)", "p(b)", "q(c)", "q(d)"],
+        pos=["h(a)", "h(b)", "h(c)"],
+        neg=["h(d)"],
+        modes=["modeh(1, h(+x))", "modeb(1, p(+x))", "modeb(1, q(+x))"],
+        determinations=["h/1, p/1", "h/1, q/1"],
+        settings={"noise": 0, **settings},
+    )
+
+
 def test_a_seed_without_an_acceptable_clause_is_set_aside_or_kept_as_a_fact() -> None:
     # Positives a, b, c; negative d; p(a), p(b), q(c), q(d); noise 0 (no negative allowed).
     # Seed a: h(A) :- p(A) covers a and b, no negative -> the first rule; a, b removed.
     # Seed c: its bottom clause is h(A) :- q(A), which covers d too, and h(A) covers d:
     # nothing acceptable.  Default: c is set aside (1 rule, 1 uncovered seed); Aleph's
     # induce adds c itself as a fact: rules h(A) :- p(A) and h(c), covering a, b, c.
-    from tests.reference_prover import make_task
-
-    task = make_task(
-        ["p(a)", "p(b)", "q(c)", "q(d)"],
-        pos=["h(a)", "h(b)", "h(c)"],
-        neg=["h(d)"],
-        modes=["modeh(1, h(+x))", "modeb(1, p(+x))", "modeb(1, q(+x))"],
-        determinations=["h/1, p/1", "h/1, q/1"],
-        settings={"noise": 0, "minpos": 1},
-    )
+    task = _seed_fact_task({"minpos": 1})
     model, backend = fit(task, search="bf", scorer="coverage")
     assert [str(c) for c in model.clauses()] == ["h(A) :- p(A)."]
     assert model.uncovered_seeds == 1
@@ -103,20 +108,6 @@ def test_a_seed_without_an_acceptable_clause_is_set_aside_or_kept_as_a_fact() ->
     assert model.uncovered_seeds == 1
     assert model.score(backend).tolist() == [1, 1, 1, 0]  # a, b, c covered; d not
     assert model.rules()[1].tp == 1 and model.rules()[1].fp == 0
-    # minpos 2: the fact h(c) covers one positive, so it is no acceptable clause either and
-    # Aleph's induce drops the seed (its WebKB trace, minpos 2: seeds reported as the best
-    # clause, none in the theory); h(A) :- p(A) still covers two
-    strict = make_task(
-        ["p(a)", "p(b)", "q(c)", "q(d)"],
-        pos=["h(a)", "h(b)", "h(c)"],
-        neg=["h(d)"],
-        modes=["modeh(1, h(+x))", "modeb(1, p(+x))", "modeb(1, q(+x))"],
-        determinations=["h/1, p/1", "h/1, q/1"],
-        settings={"noise": 0, "minpos": 2},
-    )
-    model, _ = fit(strict, search="bf", scorer="coverage", seed_without_rule="fact")
-    assert [str(c) for c in model.clauses()] == ["h(A) :- p(A)."]
-    assert model.uncovered_seeds == 1
 
 
 @pytest.mark.parametrize(
@@ -130,16 +121,7 @@ def test_a_seed_fact_passes_minpos_and_minscore_as_in_aleph(
     # each setting; seed c has no acceptable clause.  Aleph's induce keeps a seed's fact only
     # if its label [1, 0, 2, F] (one positive; coverage F = 1 - 0 = 1) passes minpos and
     # minscore: with minpos 2 or minscore 2 seed c is removed without a fact.
-    from tests.reference_prover import make_task
-
-    task = make_task(
-        ["p(a)", "p(b)", "q(c)", "q(d)"],
-        pos=["h(a)", "h(b)", "h(c)"],
-        neg=["h(d)"],
-        modes=["modeh(1, h(+x))", "modeb(1, p(+x))", "modeb(1, q(+x))"],
-        determinations=["h/1, p/1", "h/1, q/1"],
-        settings={"noise": 0, **settings},
-    )
+    task = _seed_fact_task(settings)
     model, _ = fit(task, search="bf", scorer="coverage", seed_without_rule="fact")
     assert [str(c) for c in model.clauses()] == ["h(A) :- p(A).", *facts]
 
