@@ -98,8 +98,6 @@ class TheoryOptions(BaseModel):
 class TheoryModel:
     """An ordered list of rules; an example's score is how many rules cover it."""
 
-    learner = "theory"
-
     def __init__(
         self,
         rules: list[Rule],
@@ -109,7 +107,10 @@ class TheoryModel:
         uncovered_seeds: int = 0,
         info: dict[str, Any] | None = None,
         found_after: list[int] | None = None,
+        learner: str = "theory",
     ) -> None:
+        self.learner = learner
+        """The learner that made it (``theory`` or ``aleph``: load_model finds it by name)."""
         self._rules = rules
         self.target = target
         self.clauses_evaluated = clauses_evaluated
@@ -146,6 +147,7 @@ class TheoryModel:
             target=self.target,
             clauses_evaluated=min(clauses, self.clauses_evaluated),
             found_after=[self.found_after[i] for i in keep],
+            learner=self.learner,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -169,6 +171,7 @@ class TheoryModel:
             uncovered_seeds=int(data.get("uncovered_seeds", 0)),
             info=data.get("info", {}),
             found_after=data.get("found_after"),
+            learner=str(data.get("learner", "theory")),
         )
 
 
@@ -262,6 +265,7 @@ class TheoryLearner:
             uncovered_seeds=uncovered,
             info={"searches": searches, "seed": ctx.seed},
             found_after=found_after,
+            learner=self.name,
         )
 
 
@@ -370,6 +374,7 @@ class AlephInduceLearner(TheoryLearner):
     sets another: together they reproduce Aleph's theories clause for clause on
     carcinogenesis and mutagenesis (benchmarks/README.md)."""
 
+    name = "aleph"
     capabilities = LearnerCapabilities(search_defaults={"operator": "aleph"})
 
 
