@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
-from ilpkit.core.coverage import Coverage
+from ilpkit.core.coverage import Counts, Coverage
 from ilpkit.core.learner import (
     MODEL_FORMAT_VERSION,
     ClauseBackend,
@@ -317,8 +317,12 @@ def seed_score(search: SearchContext, seed: int) -> float:
     """The score of the seed kept as a ground fact: Aleph's start label ``[1, 0, 2, F]`` --
     the seed's own weight as the only positive, no negative, and the length of a clause with
     one body literal (``get_start_label``, as its trace prints ``[best label so far]``)."""
-    alone = search.weighting.counts(np.array([seed], dtype=np.int64))
-    return search.scorer.score(alone, 2)
+    return search.scorer.score(_seed_counts(search, seed), 2)
+
+
+def _seed_counts(search: SearchContext, seed: int) -> Counts:
+    """The counts of a clause covering the seed alone."""
+    return search.weighting.counts(np.array([seed], dtype=np.int64))
 
 
 def _fact_allowed(search: SearchContext, seed: int) -> bool:
@@ -326,8 +330,7 @@ def _fact_allowed(search: SearchContext, seed: int) -> bool:
     clause -- here the seed itself, label ``[1, 0, 2, F]`` -- to the theory only if it covers
     ``minpos`` positives and scores at least ``minscore`` (otherwise the seed is only removed
     from the positives left, as ilpkit's default does); noise and minacc hold for it."""
-    alone = search.weighting.counts(np.array([seed], dtype=np.int64))
-    return search.acceptance.ok(alone, seed_score(search, seed))
+    return search.acceptance.ok(_seed_counts(search, seed), seed_score(search, seed))
 
 
 def _allow_empty(best: Evaluated) -> bool:
