@@ -103,6 +103,12 @@ class NativeOptions(BackendOptions):
         "engine once for every tuple of values its bound variables can take, when there are at "
         "most this many (0: never; more: derived set-at-a-time, see derive_rows).",
     )
+    derived_mb: float = Field(
+        default=4.0,
+        ge=0,
+        description="Memory for the tables derived for rule-defined literals of kernel "
+        "clauses (MB, an estimate): past it they are dropped and derived again as needed.",
+    )
     demand: bool = Field(
         default=True,
         description="Such a literal whose inputs are head variables, over a predicate that "
@@ -159,6 +165,9 @@ class NativeBackend(Backend):
         self._leading: dict[tuple[str, int], list[tuple[int, ...] | None]] = {}
         self._domains: dict[tuple[int, int], Ids] = {}
         self._keep_alive: list[FactTable] = []
+        self._derived_limit = self.opts.derived_mb * 1e6
+        self._kernel_calls = 0
+        self._dropped_at = -kernel_cover._DROP_EVERY
 
     # -- loading ------------------------------------------------------------------------------
     def _load(self, task: Task) -> None:
@@ -168,7 +177,6 @@ class NativeBackend(Backend):
         self.cache_bytes = 0
         self.memo.clear()
         self._components = {}
-        self.kstore = KernelStore()
         self._heads = {}
         self._parts.clear()
         self._parts_bytes = 0
@@ -197,6 +205,10 @@ class NativeBackend(Backend):
                 np.array(ids, dtype=np.int64),
                 FactTable(key[0], key[1], rows, self.interner),
             )
+        self.kstore = self._new_store()
+        self._derived_limit = self.opts.derived_mb * 1e6
+        self._kernel_calls = 0
+        self._dropped_at = -kernel_cover._DROP_EVERY
         self._resolution = None
         self._deriver = None
         if task.program.clauses:
@@ -350,6 +362,7 @@ class NativeBackend(Backend):
         entry = self.example_tables.get(key)
         if entry is None:
             return _EMPTY
+        self._bound_derived()
         hix = self._head_index(key)
         rows = np.arange(len(hix.ids), dtype=np.int64) if among is None else hix.row_of[among.ids]
         if among is not None:
@@ -416,6 +429,8 @@ class NativeBackend(Backend):
         return hix.ids[rows]
 
     # -- kernel cover (ilpkit/backends/native/kernel_cover.py) ----------
+    _new_store = kernel_cover._new_store
+    _bound_derived = kernel_cover._bound_derived
     _run_part = kernel_cover._run_part
     _refresh = kernel_cover._refresh
     _complete = kernel_cover._complete

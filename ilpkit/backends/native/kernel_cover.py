@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -29,6 +29,7 @@ from ilpkit.backends.native.kernels import OK as KERNEL_OK
 from ilpkit.backends.native.plan import (
     Empty,
     HeadIndex,
+    KernelStore,
     Refused,
     build_plan,
     run_plan,
@@ -55,6 +56,36 @@ _IDENTS: dict[tuple[object, ...], tuple[tuple[Term, ...], tuple[object, ...]]] =
 head variables and literals: a search evaluates the same parts -- the same bottom-clause
 literal objects -- in clause after clause, and looking them up costs less than renaming
 them again.  Each entry holds those objects, so no other live object has their ids."""
+
+
+def _new_store(self: NativeBackend) -> KernelStore:
+    """An empty kernel store in which the task's facts and examples are lasting tables."""
+    return KernelStore([*self.facts.values(), *(t for _, t in self.example_tables.values())])
+
+
+_DROP_EVERY: Final = 100
+"""Fewest kernel calls between two drops of the derived tables: when one clause alone needs
+more than the budget, the budget doubles instead of every call deriving its tables anew."""
+
+
+def _bound_derived(self: NativeBackend) -> None:
+    """Drop every table derived for the kernel once they pass ``derived_mb``, with all that
+    refers to them (the store, the body parts and their answers, the domains by table
+    identity); the demand-driven tables stay (keyed by examples' tables, which last)."""
+    self._kernel_calls += 1
+    if self.kstore.transient_bytes <= self._derived_limit:
+        return
+    if self._kernel_calls - self._dropped_at < _DROP_EVERY:
+        self._derived_limit *= 2
+        return
+    self._dropped_at = self._kernel_calls
+    self.kstore = self._new_store()
+    self._parts.clear()
+    self._parts_bytes = 0
+    self._derived_tables = {}
+    self._keep_alive = []
+    self._domains = {}
+    self.stats["derived_drops"] = self.stats.get("derived_drops", 0) + 1
 
 
 def _run_part(

@@ -15,7 +15,7 @@ the plan is refused).  Anything outside facts, arithmetic comparisons and ground
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -56,31 +56,44 @@ class Plan:
 
 class KernelStore:
     """The relations' data and indexes as the kernel reads them (:class:`.kernels.Segments`),
-    registered once each."""
+    registered once each.
 
-    def __init__(self) -> None:
+    ``lasting`` are the tables that live as long as the task (its facts and examples).  The
+    others -- tables derived for rule-defined literals, each version of a demand-driven
+    table -- are counted in :attr:`transient_bytes` (their data and indexes, and the copies
+    here), so that the backend can drop them all once they pass its budget: a search meets
+    a new constant (``gteq(C, 0.42)``) clause after clause, and each is a table of its own."""
+
+    def __init__(self, lasting: Iterable[FactTable] = ()) -> None:
         self.tabs = K.Segments()
         self.orders = K.Segments()
         self.starts = K.Segments()
         self._tab: dict[int, int] = {}
         self._idx: dict[tuple[int, int], int] = {}
         self._keep: list[FactTable] = []  # registered tables stay alive (ids are by identity)
+        self._lasting = {id(t) for t in lasting}
+        self.transient_bytes = 0
 
     def tab(self, table: FactTable) -> int:
         i = self._tab.get(id(table))
         if i is None:
             i = self._tab[id(table)] = self.tabs.append(table.data)
             self._keep.append(table)
+            if id(table) not in self._lasting:
+                self.transient_bytes += 2 * table.data.nbytes  # the table's and the copy
         return i
 
     def index(self, table: FactTable, col: int) -> int:
         key = (id(table), col)
         i = self._idx.get(key)
         if i is None:
-            order, _ = table.sorted_column(col)
+            order, keys = table.sorted_column(col)
             i = self._idx[key] = self.orders.append(order)
             sparse = table.sparse(col)  # then no starts: the kernel bisects the order
-            self.starts.append(np.zeros(0, dtype=np.int64) if sparse else table.key_starts(col))
+            starts = np.zeros(0, dtype=np.int64) if sparse else table.key_starts(col)
+            self.starts.append(starts)
+            if id(table) not in self._lasting:
+                self.transient_bytes += 2 * order.nbytes + keys.nbytes + 2 * starts.nbytes
         return i
 
 
@@ -176,6 +189,8 @@ def build_plan(
             derived = derive(lit, first_binder)
             if derived is not None:
                 ids = [None if type(a) is Var else interner.lookup(a) for a in args]
+                if any(i is None and type(a) is not Var for i, a in zip(ids, args, strict=True)):
+                    raise Empty  # a constant no answer holds (so never interned)
                 items.append(("fact", lit, derived, ids))
                 for c, a in enumerate(args):
                     if type(a) is Var:

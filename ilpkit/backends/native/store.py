@@ -142,13 +142,16 @@ class FactTable:
         return top > _DENSE_FACTOR * len(keys) + _DENSE_SLACK
 
     def key_count(self, i: int, v: int) -> int:
-        """Rows whose column ``i`` holds id ``v`` (dense starts or bisection, as indexed)."""
-        if self.sparse(i):
+        """Rows whose column ``i`` holds id ``v``: by the dense starts when the column has
+        them, else by bisection.  A planner's estimate must not build dense starts: a table
+        derived for one constant (``gteq(C, 0.5)``) would get one cell per interned id in
+        its constant's column, which no lookup ever reads."""
+        starts = self._starts.get(i)
+        if starts is None:
             _, keys = self.sorted_column(i)
             lo, hi = np.searchsorted(keys, v, "left"), np.searchsorted(keys, v, "right")
             return int(hi - lo)
-        starts = self.key_starts(i)
-        return int(starts[v + 1] - starts[v]) if v + 1 < len(starts) else 0
+        return int(starts[v + 1] - starts[v]) if v >= 0 and v + 1 < len(starts) else 0
 
     def distinct(self, i: int) -> int:
         n = self._distinct.get(i)
