@@ -265,6 +265,9 @@ ilpkit_setup :-
     set_stream(user_input, encoding(utf8)),
     set_stream(user_output, encoding(utf8)),
     set_stream(user_error, encoding(utf8)).
+
+% Coverage replies: the ids joined by atomic_list_concat/3 (ilpkit_reply_ids/1).
+ilpkit_ids_at_once.
 """
 
 
