@@ -239,6 +239,22 @@ def _tiny_bottom() -> BottomClause:
     )
 
 
+def _bottom_of(
+    lits: tuple[BottomLiteral, ...], n_vars: int, suppliers: tuple[int, ...]
+) -> BottomClause:
+    """The bottom clause of seed p(e0) with head p(A) (A an input) and these literals."""
+    return BottomClause(
+        Struct("p", (Const("e0"),)),
+        Struct("p", (Var("A"),)),
+        lits,
+        frozenset({0}),
+        frozenset(),
+        n_vars,
+        (),
+        suppliers,
+    )
+
+
 def _tiny_context(
     incumbent: float = -np.inf, covers: dict[str, set[int]] = _COVERS
 ) -> SearchContext:
@@ -346,16 +362,7 @@ def test_an_aleph_clause_lists_its_literals_in_the_order_added() -> None:
         BottomLiteral(Struct("s", (b,)), Struct("s", (b,)), 0, 2, (1,), ()),
         BottomLiteral(Struct("u", (a, b)), Struct("u", (a, b)), 0, 1, (0,), (1,)),
     )
-    bottom = BottomClause(
-        Struct("p", (Const("e0"),)),
-        Struct("p", (a,)),
-        lits,
-        frozenset({0}),
-        frozenset(),
-        2,
-        (),
-        (0, 0b101),
-    )
+    bottom = _bottom_of(lits, 2, (0, 0b101))
     covers = {"q": {0, 1, 2, 5}, "s": {0, 1, 5}, "u": {0, 1, 3, 6}}
     ctx = _tiny_context(covers=covers)
     ctx.bottom, ctx.backend = bottom, _ModedBackend(covers)  # type: ignore[assignment]
@@ -383,16 +390,7 @@ def test_a_node_refines_by_the_dependents_of_the_literal_added_last() -> None:
         BottomLiteral(Struct("s", (b,)), Struct("s", (b,)), 0, 2, (1,), ()),
         BottomLiteral(Struct("v", (c,)), Struct("v", (c,)), 0, 2, (2,), ()),
     )
-    bottom = BottomClause(
-        Struct("p", (Const("e0"),)),
-        Struct("p", (a,)),
-        lits,
-        frozenset({0}),
-        frozenset(),
-        3,
-        (),
-        (0, 0b0001, 0b0010),
-    )
+    bottom = _bottom_of(lits, 3, (0, 0b0001, 0b0010))
     same = {0, 1, 2, 3, 5, 6}
     covers = {"q": same, "r": same, "s": same, "v": same}
     ctx = _tiny_context(covers=covers)
