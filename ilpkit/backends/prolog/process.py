@@ -5,7 +5,9 @@ started in its own session (so a Ctrl-C meant for Python does not drop the engin
 debugger, and the whole process group -- GNU Prolog's compiler included -- can be killed),
 and a :func:`weakref.finalize` kills it and removes its temporary directory when the owner
 is garbage-collected or the interpreter exits.  An engine whose parent dies sees end of file
-on its input and halts.
+on its input and halts; a busy one is killed by the kernel (``PR_SET_PDEATHSIG``, set by the
+launcher of :mod:`~ilpkit.backends.prolog.fence`, which also puts up the operating-system
+fence: see docs/security.md).
 """
 
 from __future__ import annotations
@@ -13,12 +15,20 @@ from __future__ import annotations
 import contextlib
 import os
 import select
+import shutil
 import signal
 import subprocess
 import time
 import weakref
 from pathlib import Path
 
+from ilpkit.backends.prolog.fence import (
+    FENCE_EXIT,
+    SCRATCH,
+    FenceSpec,
+    launcher_command,
+    launcher_usable,
+)
 from ilpkit.core import lifecycle
 from ilpkit.core.errors import IlpkitError
 
@@ -41,21 +51,38 @@ class EngineProcess:
         *,
         address_space_mb: int | None = None,
         env: dict[str, str] | None = None,
+        fence: FenceSpec | None = None,
     ) -> None:
-        """Start ``command`` in ``workdir``; ``address_space_mb`` caps the engine's virtual
-        memory (``RLIMIT_AS``, where the platform has it): past it allocations fail and the
-        engine stops, instead of taking the machine's memory."""
+        """Start ``command`` in ``workdir`` through the launcher
+        (:func:`~ilpkit.backends.prolog.fence.launcher_command`).
+
+        ``address_space_mb`` caps the engine's virtual memory (``RLIMIT_AS``): past it
+        allocations fail and the engine stops, instead of taking the machine's memory.
+        ``fence``: what the engine may touch (None: no fence, only the rlimits and death
+        with ilpkit); a fenced engine writes only under ``workdir/scratch``, its ``TMPDIR``."""
         self.workdir = workdir
         self.stderr_path = workdir / "stderr.txt"
+        self.fenced = fence is not None and fence.landlock
+        env = dict(env or {})
+        if fence is not None:
+            scratch = workdir / SCRATCH
+            scratch.mkdir(exist_ok=True)
+            env.setdefault("TMPDIR", str(scratch))
+        argv = list(command)
+        if launcher_usable():
+            exe = shutil.which(argv[0]) or argv[0]
+            argv = launcher_command(
+                [os.path.abspath(exe), *argv[1:]], address_space_mb=address_space_mb, spec=fence
+            )
         with open(self.stderr_path, "wb") as err:
             self.popen = subprocess.Popen(
-                _limited(command, address_space_mb),
+                argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=err,
                 cwd=workdir,
                 start_new_session=True,
-                env=None if env is None else {**os.environ, **env},
+                env={**os.environ, **env} if env else None,
             )
         self._buffer = bytearray()
         self._finalizer = lifecycle.track(weakref.finalize(self, _terminate, self.popen))
@@ -127,6 +154,8 @@ class EngineProcess:
     def describe_exit(self) -> str:
         code = self.popen.poll()
         status = "is still running" if code is None else f"exited with status {code}"
+        if code == FENCE_EXIT:
+            status += " (its launcher could not put up the fence)"
         tail = self.stderr_tail()
         return f"the engine {status}" + (f"; its last messages:\n{tail}" if tail else "")
 
@@ -136,15 +165,6 @@ class EngineProcess:
 
     def remove_workdir(self) -> None:
         lifecycle.remove_temp_dir(self.workdir)
-
-
-def _limited(command: list[str], mb: int | None) -> list[str]:
-    """``command`` started through ``sh -c 'ulimit -v KB; exec ...'`` so that its address
-    space is capped at ``mb`` MB (``RLIMIT_AS``; not a ``preexec_fn``, which is unsafe when
-    the parent runs threads); unchanged when ``mb`` is None or there is no ``/bin/sh``."""
-    if mb is None or not os.path.exists("/bin/sh"):
-        return command
-    return ["/bin/sh", "-c", f'ulimit -v {mb * 1024} && exec "$0" "$@"', *command]
 
 
 def _terminate(popen: subprocess.Popen[bytes]) -> None:

@@ -39,6 +39,7 @@ from pydantic import Field
 
 from ilpkit.backends.base import Backend, BackendOptions, BackendStatus, describe_clause
 from ilpkit.backends.prolog.export import ExportedProgram, export_program
+from ilpkit.backends.prolog.fence import FenceUnavailable, fence_for
 from ilpkit.backends.prolog.process import EngineDied, EngineProcess, EngineTimeout
 from ilpkit.backends.prolog.profiles import (
     PROFILES,
@@ -105,6 +106,16 @@ class SubprocessOptions(BackendOptions):
         description="Wall-clock seconds per query on engines that cannot count inferences "
         "(gprolog, yap) when step_limit is set and timeout is not; None = wait forever.",
     )
+    fence: Literal["auto", "require", "off"] = Field(
+        default="auto",
+        description="Operating-system fence around the engine (docs/security.md): it may "
+        "start no process, write only in its scratch folder, read only its own files, the "
+        "data folders and the exported program; no capabilities, no sockets.  auto: on, "
+        "except with trust_data (trusted directives may write files or run programs) and "
+        "without the filesystem part (one warning) where the kernel has no Landlock; "
+        "require: on even with trust_data, and an engine does not start without Landlock; "
+        "off: for debugging only.  Every mode kills the engine when ilpkit dies.",
+    )
 
 
 class SubprocessBackend(Backend):
@@ -125,6 +136,7 @@ class SubprocessBackend(Backend):
         self._engine: EngineProcess | None = None
         self._exported: ExportedProgram | None = None
         self._workdir: Path | None = None
+        self._data_dirs: list[str] = []
         self._defined: dict[tuple[str, int], bool] = {}
         self._requests = 0
         self._among = AmongMemo()
@@ -173,6 +185,7 @@ class SubprocessBackend(Backend):
             server_source(self.profile.name), encoding="utf-8"
         )
         self._exported = exported
+        self._data_dirs = data_dirs(task)
         self._defined = {}
         self._start()
 
@@ -241,7 +254,8 @@ class SubprocessBackend(Backend):
         self._among.forget()
         if self._engine is not None:
             self._engine.kill()
-        command = self.profile.command(self.executable(), "ilpkit_server.pl")
+        executable = self.executable()
+        command = self.profile.command(executable, "ilpkit_server.pl")
         limit = self.opts.memory_limit_mb
         address_mb = None
         if limit is not None and self.profile.address_space_limit:
@@ -249,7 +263,15 @@ class SubprocessBackend(Backend):
         env = None
         if self.profile.atom_table_env is not None:  # sized to the data (GNU Prolog)
             env = {self.profile.atom_table_env: str(atom_table_size(self._exported.text))}
-        engine = EngineProcess(command, self._workdir, address_space_mb=address_mb, env=env)
+        try:
+            fence = fence_for(
+                self.fence_mode(), executable, self.profile.name, self._workdir, self._data_dirs
+            )
+        except FenceUnavailable as exc:
+            raise BackendUnavailable(f"{self.profile.name}: {exc}") from None
+        engine = EngineProcess(
+            command, self._workdir, address_space_mb=address_mb, env=env, fence=fence
+        )
         self._engine = engine
         timeout = self.opts.startup_timeout
         try:
@@ -269,6 +291,12 @@ class SubprocessBackend(Backend):
             self._engine = None
             raise PrologEngineError(f"{self.profile.name}: unexpected answer to load: {reply}")
         self._load_problems(list_items(reply.args[0])[0])
+
+    def fence_mode(self) -> Literal["auto", "require", "off"]:
+        """The fence the engines get: ``auto`` is ``off`` for trusted data (its directives
+        are code the user chose to run: they may write files, start programs)."""
+        mode = self.opts.fence
+        return "off" if mode == "auto" and self.options.trust_data else mode
 
     def _load_problems(self, problems: list[Term]) -> None:
         assert self._exported is not None
@@ -537,6 +565,16 @@ def probe_engine(options: SubprocessOptions) -> BackendStatus:
         return BackendStatus(variant, False, backend.version, str(exc).splitlines()[0])
     finally:
         backend.close()
+
+
+def data_dirs(task: Task) -> list[str]:
+    """The folders of the task's source files (which a fenced engine may read)."""
+    seen: dict[str, None] = {}
+    for source in task.sources:
+        folder = Path(source).resolve().parent
+        if folder.is_dir():
+            seen[str(folder)] = None
+    return list(seen)
 
 
 def _wait_ready(engine: EngineProcess, timeout: float) -> str:
