@@ -67,7 +67,8 @@ class EngineProcess:
         if fence is not None:
             scratch = workdir / SCRATCH
             scratch.mkdir(exist_ok=True)
-            env.setdefault("TMPDIR", str(scratch))
+            for name in ("TMPDIR", "TMP", "TEMP"):  # SWI-Prolog's tmp_dir reads TMP/TEMP
+                env.setdefault(name, str(scratch))
         argv = list(command)
         if launcher_usable():
             exe = shutil.which(argv[0]) or argv[0]
