@@ -31,7 +31,7 @@ from ilpkit.backends.prolog.subprocess_backend import (
     SubprocessOptions,
 )
 from ilpkit.core.bias import parse_mode
-from ilpkit.core.errors import DataError, SourceLocation
+from ilpkit.core.errors import DataError, SourceLocation, UnsafeProgramError
 from ilpkit.core.safety import ALLOWED_BUILTINS
 from ilpkit.core.task import Task
 from ilpkit.core.terms import Clause, Struct, Term, Var, iter_vars, substitute
@@ -126,9 +126,21 @@ def test_server_names_in_facts_dynamic_and_examples_are_refused() -> None:
 CLASH_RULES = ["numbervars(T, S, E) :- E = S", "t2(X) :- p(X, _), numbervars(X, 0, _)"]
 
 
-def test_clash_outside_the_allow_list_is_fatal(engine: str) -> None:
+def without_static_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Switch the static check off, to test the engine-side layer behind it."""
+    import ilpkit.backends.prolog.export as export
+
+    monkeypatch.setattr(export, "check_program", lambda task, **kw: None)
+
+
+def test_clash_outside_the_allow_list_is_fatal(engine: str, monkeypatch: pytest.MonkeyPatch) -> None:
     assert ("numbervars", 3) not in ALLOWED_BUILTINS
     task = hostile(CLASH_RULES)
+    # the static check names the engines' built-in (lists read off the engines)
+    with pytest.raises(UnsafeProgramError, match=r"evil\.pl:1:1: a definition of numbervars/3"):
+        load(task, engine)
+    # behind it, the server refuses the clash itself
+    without_static_check(monkeypatch)
     with pytest.raises(PrologEngineError, match=r"(?s)evil\.pl:1:1: .*numbervars/3 is a built-in"):
         load(task, engine)
     # trusted: the engine's definition is kept, with a warning
@@ -144,7 +156,13 @@ def test_clash_outside_the_allow_list_is_fatal(engine: str) -> None:
 def test_export_lists_the_builtins_that_may_stand_in() -> None:
     task = hostile(["append([], L, L)", "append([H|T], L, [H|R]) :- append(T, L, R)"])
     task.program.add_clause(Clause.from_term(term(CLASH_RULES[0])), SourceLocation("e.pl", 9, 1))
-    text = export_program(task).text
+    with pytest.raises(UnsafeProgramError, match="numbervars/3"):
+        export_program(task)
+    import ilpkit.backends.prolog.export as export
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(export, "check_program", lambda task, **kw: None)
+        text = export_program(task).text
     assert "'$ilpkit_builtin_ok'(append,3)." in text
     assert "'$ilpkit_builtin_ok'(numbervars,3)" not in text
     trusted = export_program(task, trust_data=True).text
@@ -152,8 +170,13 @@ def test_export_lists_the_builtins_that_may_stand_in() -> None:
     assert "$ilpkit_not_builtin" not in trusted
 
 
-def test_mode_predicate_that_is_an_engine_builtin_is_refused(engine: str) -> None:
+def test_mode_predicate_that_is_an_engine_builtin_is_refused(
+    engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     task = hostile([], ("modeb(*, numbervars(+k, #int, -int))",))
+    with pytest.raises(UnsafeProgramError, match=r"a modeb declaration of numbervars/3"):
+        load(task, engine)
+    without_static_check(monkeypatch)
     with pytest.raises(PrologEngineError, match=r"evil\.pl:1:1: numbervars/3 is named in a mode"):
         load(task, engine)
     load(task, engine, trust_data=True).close()
@@ -166,13 +189,16 @@ def test_mode_predicate_that_is_an_engine_builtin_is_refused(engine: str) -> Non
         backend.close()
 
 
-def test_swipl_does_not_autoload_a_mode_predicate() -> None:
+def test_swipl_does_not_autoload_a_mode_predicate(monkeypatch: pytest.MonkeyPatch) -> None:
     if shutil.which("swipl") is None:
         if require_backends("swipl"):
             pytest.fail("ILPKIT_REQUIRE_BACKENDS lists swipl but it is not on PATH")
         pytest.skip("swipl is not on PATH")
     # library(filesex)'s copy_file/2: a learned clause t(A) :- copy_file(A, B) would run it
     task = hostile([], ("modeb(*, copy_file(+k, +k))",))
+    with pytest.raises(UnsafeProgramError, match="a modeb declaration of copy_file/2"):
+        load(task, "swipl")
+    without_static_check(monkeypatch)
     with pytest.raises(PrologEngineError, match="copy_file/2 is named in a mode"):
         load(task, "swipl")
 

@@ -64,9 +64,11 @@ What engine backends must add (the check cannot see an engine's own built-ins):
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable, Iterator
 from typing import Final, NamedTuple
 
+from ilpkit.core.engine_names import owners, server_calls, why_reserved
 from ilpkit.core.errors import SourceLocation, UnsafeProgramError
 from ilpkit.core.task import Indicator, Task
 from ilpkit.core.terms import Const, Str, Struct, Term, Var, indicator, to_prolog
@@ -291,7 +293,7 @@ class _Checker:
         modes = {m.indicator for m in (*task.bias.modeh, *task.bias.modeb)}
         self.known = frozenset({*prog.facts, *prog.clauses, *prog.dynamic, *modes})
         """What the program itself provides (callable without being a built-in)."""
-        roots = {*modes, *ROOTS}
+        roots = {*modes, *ROOTS, *server_calls()}
         for target, body in task.bias.determinations:
             roots.update((target, body))
         roots.update({indicator(a) for a in task.examples.atoms})
@@ -328,19 +330,22 @@ class _Checker:
         places: list[tuple[Indicator, SourceLocation | None, str]] = []
         for key, clauses in prog.clauses.items():
             places.append((key, clauses[0].location if clauses else None, "a definition of"))
-        places.extend((key, None, "facts of") for key in prog.facts)
+        places.extend((key, _fact_location(task, key), "facts of") for key in prog.facts)
         if ("-->", 2) in prog.facts or ("-->", 2) in prog.clauses:
             loc = prog.clauses[("-->", 2)][0].location if ("-->", 2) in prog.clauses else None
             places = [p for p in places if p[0] != ("-->", 2)]
             places.append((("-->", 2), loc, "grammar rules"))
-        places.extend((key, None, "a dynamic declaration of") for key in sorted(prog.dynamic))
+        for key in sorted(prog.dynamic | prog.declared.keys()):
+            kind, where = prog.declared.get(key, ("dynamic", None))
+            places.append((key, where, f"a {kind} declaration of"))
         for mode in (*task.bias.modeh, *task.bias.modeb):
             places.append((mode.indicator, mode.location, f"a {mode.kind} declaration of"))
         if task.target is not None:
             places.append((task.target, None, "the target predicate"))
         seen: set[tuple[Indicator, str]] = set()
         for key, loc, what in places:
-            why = _definition_problem(key)
+            defined = key in prog.clauses or key in prog.facts or what == "the target predicate"
+            why = _definition_problem(key, defined)
             if why is None or (key, what) in seen:
                 continue
             seen.add((key, what))
@@ -388,7 +393,10 @@ class _Checker:
                     todo.append(callee)
 
 
-def _definition_problem(key: Indicator) -> str | None:
+def _definition_problem(key: Indicator, defined: bool = True) -> str | None:
+    """Why the program may not define, declare or name ``key`` (None: it may); ``defined``:
+    the program gives it clauses or facts (a declaration or mode alone leaves an engine's
+    library predicate of that name in charge)."""
     if key == ("-->", 2):
         return "grammar rules are translated by the Prolog engine and ilpkit cannot check them"
     if key == (":", 2):
@@ -400,6 +408,41 @@ def _definition_problem(key: Indicator) -> str | None:
             f"it is a built-in that {UNSAFE_BUILTINS[key]}; an engine that keeps its own "
             "definition would run it"
         )
+    if key in ALLOWED_BUILTINS:
+        return None
+    if key in server_calls():
+        return (
+            "ilpkit's Prolog server calls a predicate of that name itself, and would run the "
+            "program's definition; rename the predicate"
+        )
+    kinds = {(stem.split("-", 1)[0], kind) for stem, kind in owners(key)}
+    owner = why_reserved(key)
+    if owner is None:
+        return None
+    if any(kind == "hook" for _, kind in kinds):
+        return f"it is {owner}; rename the predicate"
+    if ("swi", "system") in kinds or not defined:
+        # SWI-Prolog keeps its system predicates; a declaration or mode alone leaves any
+        # engine's own predicate of that name to answer the calls
+        return (
+            f"it is {owner}, and the engine would run its own predicate instead of the "
+            "program's; rename the predicate"
+        )
+    return None  # a library or GNU Prolog name the program defines: its clauses answer
+
+
+def _fact_location(task: Task, key: Indicator) -> SourceLocation | None:
+    """Where the first fact of ``key`` is in the data files (facts are kept without
+    locations; read only when one is refused)."""
+    start = re.compile(rf"\s*{re.escape(to_prolog(Const(key[0])))}\s*[(.]")
+    for source in task.sources:
+        try:
+            with open(source, encoding="utf-8", errors="replace") as handle:
+                for number, line in enumerate(handle, 1):
+                    if start.match(line):
+                        return SourceLocation(source, number, 1)
+        except OSError:
+            continue
     return None
 
 

@@ -55,6 +55,9 @@ class Program:
     facts: dict[Indicator, list[tuple[Term, ...]]] = field(default_factory=dict)
     clauses: dict[Indicator, list[SourcedClause]] = field(default_factory=dict)
     dynamic: set[Indicator] = field(default_factory=set)
+    declared: dict[Indicator, tuple[str, SourceLocation | None]] = field(default_factory=dict)
+    """The first ``dynamic``, ``table``, ``discontiguous`` or ``multifile`` declaration of
+    each predicate the data declares: its kind and where (the safety check names it)."""
 
     def add_fact(self, atom: Term, location: SourceLocation | None = None) -> None:
         """Add a fact; ground facts of fact-only predicates go to the compact table."""

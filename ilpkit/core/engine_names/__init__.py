@@ -1,0 +1,160 @@
+"""The predicate names each Prolog engine resolves by itself, read off the engines.
+
+Why: a data file that defines or declares (``dynamic``, ``table``, ``discontiguous``,
+``multifile``) a name the engine already has can make the engine run its own predicate where
+ilpkit's checker saw the program's: ``:- dynamic copy_file/2.`` followed by a call of
+``copy_file/2`` made SWI-Prolog autoload its library predicate and copy files.  ilpkit refuses
+every such name (see :mod:`ilpkit.core.safety`), on every backend, so the lists must be the
+engines' own, not typed by hand: ``swi.pl`` and ``gprolog.pl`` beside this file list them,
+:func:`generate` runs them, and the tests compare the shipped lists with what the installed
+engines print.
+
+Shipped lists (``<engine>-<version>.tsv``: ``kind<TAB>name<TAB>arity`` per line):
+
+* ``swi-9.0.4`` (Debian 12's SWI-Prolog; the swipl subprocess and pyswip backends) and
+  ``swi-9.2.9`` (the janus backend): ``system`` built-ins, ``library`` predicates the
+  autoloader loads when called, ``hook`` predicates of module ``user`` the engine calls by
+  itself (``message_hook/3``, ``thread_message_hook/3``, ...);
+* ``gprolog-1.4.5`` (Debian 12's GNU Prolog): its built-ins, ``popen/3`` and ``spawn/2``
+  among them.
+
+YAP is not packaged here: its names are not listed, and its backend relies on the union of
+the others plus the server's run-time clash check (docs/security.md).
+"""
+
+from __future__ import annotations
+
+import subprocess
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Final, Literal
+
+__all__ = [
+    "ENGINE_LISTS",
+    "Kind",
+    "engine_names",
+    "generate",
+    "owners",
+    "read_list",
+    "server_calls",
+    "why_reserved",
+]
+
+Indicator = tuple[str, int]
+Kind = Literal["system", "library", "hook", "server"]
+
+ENGINE_LISTS: Final = {
+    "swi-9.0.4": "SWI-Prolog 9.0.4",
+    "swi-9.2.9": "SWI-Prolog 9.2.9",
+    "gprolog-1.4.5": "GNU Prolog 1.4.5",
+}
+"""Shipped lists: file stem -> the engine and version they were read from."""
+
+_KIND_TEXT: Final = {
+    "system": "a built-in of {engines}",
+    "library": "a library predicate {engines} loads by itself when it is called",
+    "hook": "a hook {engines} calls by itself",
+}
+
+
+def read_list(stem: str) -> dict[Indicator, Kind]:
+    """The shipped list ``stem`` (a key of :data:`ENGINE_LISTS`)."""
+    text = resources.files(__package__).joinpath(f"{stem}.tsv").read_text(encoding="utf-8")
+    return parse(text)
+
+
+def parse(text: str) -> dict[Indicator, Kind]:
+    """``kind<TAB>name<TAB>arity`` lines (as the listing scripts print) into a mapping; a
+    name listed under several kinds keeps the first of system, hook, library."""
+    order = {"system": 0, "hook": 1, "library": 2, "server": 3}
+    out: dict[Indicator, Kind] = {}
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        kind, name, arity = line.split("\t")
+        if kind not in order:
+            raise ValueError(f"unknown kind {kind!r} in engine list line {line!r}")
+        key = (name, int(arity))
+        old = out.get(key)
+        if old is None or order[kind] < order[old]:
+            out[key] = kind  # type: ignore[assignment]
+    return out
+
+
+@cache
+def engine_names() -> dict[Indicator, str]:
+    """Every name some engine resolves by itself, with why (``"a built-in of SWI-Prolog
+    9.0.4 and SWI-Prolog 9.2.9"``), over all shipped lists."""
+    kinds: dict[tuple[Indicator, str], list[str]] = {}
+    for stem, engine in ENGINE_LISTS.items():
+        for key, kind in read_list(stem).items():
+            kinds.setdefault((key, kind), []).append(engine)
+    order = ("system", "hook", "library")
+    out: dict[Indicator, str] = {}
+    for kind in order:
+        for (key, k), engines in sorted(kinds.items()):
+            if k == kind and key not in out:
+                out[key] = _KIND_TEXT[kind].format(engines=" and ".join(engines))
+    return out
+
+
+def why_reserved(key: Indicator) -> str | None:
+    """What ``key`` is to the engines (None when no engine has it)."""
+    return engine_names().get(key)
+
+
+@cache
+def _owners() -> dict[Indicator, tuple[tuple[str, Kind], ...]]:
+    found: dict[Indicator, list[tuple[str, Kind]]] = {}
+    for stem in ENGINE_LISTS:
+        for key, kind in read_list(stem).items():
+            found.setdefault(key, []).append((stem, kind))
+    return {key: tuple(v) for key, v in found.items()}
+
+
+def owners(key: Indicator) -> tuple[tuple[str, Kind], ...]:
+    """``(engine list, kind)`` for every shipped list that has ``key``."""
+    return _owners().get(key, ())
+
+
+@cache
+def server_calls() -> frozenset[Indicator]:
+    """The predicates ilpkit's Prolog server calls that are not its own ``ilpkit_*`` ones
+    (``server-calls.tsv``, read off the server's source by
+    :mod:`ilpkit.backends.prolog.server_calls`, tested equal)."""
+    return frozenset(read_list("server-calls"))
+
+
+def generate(stem: str, executable: str, *, timeout: float = 120) -> str:
+    """Run the listing script of ``stem``'s engine with ``executable``; return the sorted
+    lines it prints (the content of ``stem.tsv``)."""
+    here = Path(str(resources.files(__package__)))
+    if stem.startswith("swi-"):
+        cmd = [executable, "-q", "-g", "ilpkit_list_names", "-t", "halt", str(here / "swi.pl")]
+    elif stem.startswith("gprolog-"):
+        cmd = [executable, "--consult-file", str(here / "gprolog.pl")]
+    else:
+        raise ValueError(f"no listing script for {stem!r}")
+    done = subprocess.run(
+        cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout, check=True
+    )
+    lines = {
+        line
+        for line in done.stdout.decode("utf-8").splitlines()
+        if line.count("\t") == 2 and line.split("\t", 1)[0] in _KIND_TEXT
+    }
+    return "".join(f"{line}\n" for line in sorted(lines))
+
+
+def _main(argv: list[str]) -> int:
+    """``python -m ilpkit.core.engine_names STEM EXECUTABLE``: rewrite ``STEM.tsv``."""
+    if len(argv) != 2 or argv[0] not in ENGINE_LISTS:
+        print(f"usage: python -m ilpkit.core.engine_names {{{','.join(ENGINE_LISTS)}}} EXECUTABLE")
+        return 2
+    stem, executable = argv
+    text = generate(stem, executable)
+    Path(__file__).with_name(f"{stem}.tsv").write_text(text, encoding="utf-8")
+    print(f"{stem}.tsv: {text.count(chr(10))} names")
+    return 0
+
