@@ -80,6 +80,7 @@ __all__ = [
     "UNSAFE_BUILTINS",
     "UnsafeConstruct",
     "check_program",
+    "query_roots",
     "thrown_payload",
     "unsafe_constructs",
 ]
@@ -282,6 +283,14 @@ def unsafe_constructs(task: Task) -> list[UnsafeConstruct]:
     out = [*checker.directives(), *checker.definitions(), *checker.reachable_bodies()]
     out.sort(key=_order)
     return out
+
+
+def query_roots(task: Task) -> list[Indicator]:
+    """The predicates with rules that ilpkit's queries (or its Prolog server) may call
+    directly: mode, determination, target and example predicates, Aleph's hooks, and the
+    names the server calls.  An in-process engine proves these safe (with all they call)."""
+    checker = _Checker(task)
+    return sorted(checker.roots & task.program.clauses.keys())
 
 
 class _Checker:
