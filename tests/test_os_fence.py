@@ -37,7 +37,7 @@ from ilpkit.backends.prolog.fence import (
 from ilpkit.backends.prolog.subprocess_backend import SubprocessBackend, SubprocessOptions
 from ilpkit.core.errors import BackendUnavailable, UnsafeProgramError
 from ilpkit.core.task import Task
-from ilpkit.core.terms import Clause
+from ilpkit.core.terms import Clause, Struct
 from tests.reference_prover import make_task, require_backends, term
 from tests.skips import engine_missing
 
@@ -153,7 +153,7 @@ def test_without_landlock_require_refuses_and_auto_warns_once(
 
 def test_trusted_data_turns_the_auto_fence_off_but_not_a_required_one() -> None:
     def mode(fence_opt: str, trust: bool) -> str:
-        opts = SubprocessOptions(engine="swipl", fence=fence_opt)  # type: ignore[arg-type]
+        opts = SubprocessOptions(engine="swipl", fence=fence_opt)
         opts.trust_data = trust
         return SubprocessBackend(opts).fence_mode()
 
@@ -231,7 +231,7 @@ def attack_outcomes(engine: str, mode: str, tmp: Path) -> tuple[dict[str, str], 
     bodies["data"] = f"open('{data / 'd.pl'}', read, S), read_term(S, X, []), close(S)"
     bodies["scratch"] = "open('scratch/f', write, S), write(S, x), close(S), X = done"
     backend = SubprocessBackend(
-        SubprocessOptions(engine=engine, fence=mode, timeout=20)  # type: ignore[arg-type]
+        SubprocessOptions(engine=engine, fence=mode, timeout=20)
     )
     got: dict[str, str] = {}
     with unchecked():
@@ -294,6 +294,20 @@ def test_auto_fence_is_on_for_untrusted_data(engine: str, tmp_path: Path) -> Non
         backend.close()
 
 
+def test_the_memory_bound_still_sees_the_engines_memory(tmp_path: Path) -> None:
+    """The SWI-Prolog server reads its resident memory in ``/proc/self/statm`` (0 would
+    silently mean no bound): the fence lets the engine read its own."""
+    need_engine("swipl")
+    need_landlock()
+    backend = SubprocessBackend(SubprocessOptions(engine="swipl", fence="require"))
+    backend.load(make_task(["p(a)"], ["t(a)"], [], ["modeh(1, t(+k))", "modeb(*, p(+k))"]))
+    try:
+        (answer,) = backend.answers(term("ilpkit_rss(B)"), 1)
+        assert isinstance(answer, Struct) and int(str(answer.args[0])) > 1_000_000, answer
+    finally:
+        backend.close()
+
+
 def test_require_without_landlock_is_a_clear_error(tmp_path: Path) -> None:
     need_engine("swipl")
     backend = SubprocessBackend(SubprocessOptions(engine="swipl", fence="require"))
@@ -313,7 +327,7 @@ _PARENT = """
 import sys
 from ilpkit.backends.prolog.subprocess_backend import SubprocessBackend, SubprocessOptions
 from tests.reference_prover import make_task, term
-from ilpkit.core.terms import Clause
+from ilpkit.core.terms import Clause, Struct
 
 backend = SubprocessBackend(SubprocessOptions(engine=sys.argv[1], fence=sys.argv[2],
                                               timeout=None, step_limit=None))

@@ -64,9 +64,12 @@ SYSTEM_READ_FILES = (
     "/sys/devices/system/cpu/online",
     "/sys/devices/system/cpu/possible",
     "/dev/urandom",
+    "/proc/self/statm",
 )
-"""Single files the engines open at start-up (seen with ``strace -f``), nothing else of
-``/etc``: ``/etc/passwd`` stays unreadable."""
+"""Single files the engines open (seen with ``strace -f``), nothing else of ``/etc``:
+``/etc/passwd`` stays unreadable.  ``/proc/self/statm`` is the engine's own (the launcher
+opens it and then execs, keeping its process id): the SWI-Prolog server's memory bound reads
+it."""
 
 DEVICE_FILES = ("/dev/null",)
 """Read, written and ``ioctl``-ed."""

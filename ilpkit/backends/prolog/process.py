@@ -75,6 +75,8 @@ class EngineProcess:
             argv = launcher_command(
                 [os.path.abspath(exe), *argv[1:]], address_space_mb=address_space_mb, spec=fence
             )
+        else:  # no launcher (not POSIX): at most the shell's ulimit
+            argv = _limited(argv, address_space_mb)
         with open(self.stderr_path, "wb") as err:
             self.popen = subprocess.Popen(
                 argv,
@@ -166,6 +168,15 @@ class EngineProcess:
 
     def remove_workdir(self) -> None:
         lifecycle.remove_temp_dir(self.workdir)
+
+
+def _limited(command: list[str], mb: int | None) -> list[str]:
+    """``command`` started through ``sh -c 'ulimit -v KB; exec ...'`` so that its address
+    space is capped at ``mb`` MB; unchanged when ``mb`` is None or there is no ``/bin/sh``.
+    Only where the launcher cannot run (it sets ``RLIMIT_AS`` itself)."""
+    if mb is None or not os.path.exists("/bin/sh"):
+        return command
+    return ["/bin/sh", "-c", f'ulimit -v {mb * 1024} && exec "$0" "$@"', *command]
 
 
 def _terminate(popen: subprocess.Popen[bytes]) -> None:
