@@ -69,13 +69,14 @@ from collections.abc import Iterable, Iterator
 from typing import Final, NamedTuple
 
 from ilpkit.core.engine_names import owners, server_calls, why_reserved
-from ilpkit.core.errors import SourceLocation, UnsafeProgramError
+from ilpkit.core.errors import DataError, SourceLocation, UnsafeProgramError
 from ilpkit.core.task import Indicator, Task
 from ilpkit.core.terms import Const, Str, Struct, Term, Var, indicator, to_prolog
 
 __all__ = [
     "ALLOWED_BUILTINS",
     "CONTROL",
+    "ENGINE_SHAPES",
     "MAX_REPORTED",
     "UNSAFE_BUILTINS",
     "UnsafeConstruct",
@@ -234,6 +235,18 @@ ROOTS: Final = _pis("prune/1 cost/3 refine/2 false/0")
 """Aleph's user-defined hooks: a learner may call them, so their clauses are checked too."""
 
 
+ENGINE_SHAPES: Final = {
+    (":-", 1): "a directive",
+    (":-", 2): "a clause of its head",
+    ("?-", 1): "a directive",
+    ("=>", 2): "a single-sided-unification rule of its head",
+    ("end_of_file", 0): "the end of the program",
+}
+"""Predicates no program may have, because an engine reading the exported clause would take
+it for something else (the loaders refuse them with the line; this holds for tasks built
+in Python too)."""
+
+
 class UnsafeConstruct(NamedTuple):
     """One refused construct: where, what and why."""
 
@@ -250,9 +263,17 @@ def check_program(task: Task, *, trust_data: bool = False, runs_directives: bool
     """Raise :class:`UnsafeProgramError` listing the unsafe constructs of ``task``.
 
     Called by every backend at load time, so the same program is refused everywhere.  With
-    ``trust_data`` it accepts everything; a backend that cannot run directives
+    ``trust_data`` it accepts everything but a predicate an engine would not read as one
+    (:data:`ENGINE_SHAPES`, refused even then); a backend that cannot run directives
     (``runs_directives=False``) then logs that it ignores them.
     """
+    for key in sorted({*task.program.clauses, *task.program.facts} & ENGINE_SHAPES.keys()):
+        clauses = task.program.clauses.get(key)
+        where = clauses[0].location if clauses else _fact_location(task, key)
+        raise DataError(
+            f"{where or task.name}: a clause of {_pi(key)} would be read by a Prolog engine "
+            f"as {ENGINE_SHAPES[key]}, not as data; ilpkit refuses it, trusted or not"
+        )
     if trust_data:
         if task.directives and not runs_directives:
             n = len(task.directives)
