@@ -32,12 +32,25 @@ __all__ = [
 ]
 
 
-def load_task(path: str, data_format: str = "auto", stem: str | None = None) -> Task:
-    """Read a dataset: a folder, a file stem, or the name of a bundled dataset."""
+def load_task(
+    path: str,
+    data_format: str = "auto",
+    stem: str | None = None,
+    *,
+    strict: bool = False,
+    trust_data: bool = False,
+) -> Task:
+    """Read a dataset: a folder, a file stem, or the name of a bundled dataset.
+
+    The data may only make ilpkit read files inside its folder (symbolic links resolved);
+    ``trust_data=True`` (``--trust-data``) lets it read files anywhere. ``strict`` refuses
+    clauses with a syntax error instead of skipping them."""
     from ilpkit.core.formats import load_task as _load
     from ilpkit.datasets import resolve_data_path
 
-    return _load(resolve_data_path(path), format=data_format, stem=stem)
+    return _load(
+        resolve_data_path(path), format=data_format, stem=stem, strict=strict, trust_data=trust_data
+    )
 
 
 def __getattr__(name: str) -> Any:

@@ -34,15 +34,28 @@ __all__ = ["Predictions", "cv", "explain", "learn", "predict", "run"]
 
 
 def run(
-    config: RunConfig | str | Path, out: str | Path | None = None, *, resume: bool = False
+    config: RunConfig | str | Path,
+    out: str | Path | None = None,
+    *,
+    resume: bool = False,
+    trust_data: bool = False,
 ) -> dict[str, Any]:
-    """Run the experiment ``config`` describes into ``out`` (default: its ``output`` key)."""
+    """Run the experiment ``config`` describes into ``out`` (default: its ``output`` key).
+
+    ``trust_data`` turns the data safety checks off (``--trust-data``).  A configuration
+    read from a file cannot: one recording ``trust_data = true`` (a run's config.toml) is
+    refused unless ``trust_data=True`` is passed here; so is resuming a trusted run."""
+    from ilpkit.core.config import apply_overrides
     from ilpkit.core.errors import ConfigError
     from ilpkit.core.plugins import get_plugin_manager
-    from ilpkit.core.runs import run_experiment
+    from ilpkit.core.runs import check_recorded_trust, run_experiment, without_trust
 
     if not isinstance(config, RunConfig):
-        config = load_config(config)
+        recorded = load_config(config)
+        check_recorded_trust(recorded, config, trusted=trust_data)
+        config = without_trust(recorded)
+    if trust_data:
+        config = apply_overrides(config, ["backend.trust_data=true"], where="trust_data")
     target = out if out is not None else config.output
     if target is None:
         raise ConfigError("no output directory: pass out= or set the config's output")

@@ -275,7 +275,13 @@ def _task_folder(root: Path, extra: str = "") -> Path:
 
 def test_shared_background_consulted_with_a_query_directive_is_read(tmp_path: Path) -> None:
     _write(tmp_path / "common_bk.pl", ["q(a, b).", "q(b, c)."])
-    task = load_task(_task_folder(tmp_path / "one", "?- consult('../common_bk.pl').\n"))
+    data = _task_folder(tmp_path / "one", "?- consult('../common_bk.pl').\n")
+    # one folder up is outside the data folder: read only when trusted (issue 28)
+    with pytest.raises(
+        DataError, match=r"d\.b:4:1: '\.\./common_bk\.pl' is .*common_bk\.pl, outside the data"
+    ):
+        load_task(data)
+    task = load_task(data, trust_data=True)
     assert task.program.facts[("q", 2)] == [
         (Const("a"), Const("b")),
         (Const("b"), Const("c")),
@@ -290,12 +296,12 @@ def test_included_files_are_read_within_the_dataset_folder_only_unless_trusted(
     _write(tmp_path / "elsewhere" / "far.pl", ["q(b, c)."])
     data = _task_folder(tmp_path / "data" / "t", ":- [facts].\n")
     assert load_task(data).program.facts[("q", 2)] == [(Const("a"), Const("b"))]
-    # two levels up: outside the dataset folder and the folder holding it
+    # two levels up: outside the data folder
     _write(
         data / "d.b", (TASK_B + ":- [facts].\n:- consult('../../elsewhere/far').\n").splitlines()
     )
     with pytest.raises(
-        DataError, match=r"d\.b:5:1: '\.\./\.\./elsewhere/far' is .*far\.pl, outside"
+        DataError, match=r"d\.b:5:1: '\.\./\.\./elsewhere/far' is .*elsewhere/far, outside"
     ):
         load_task(data)
     checked = CliRunner().invoke(app, ["data", "check", str(data)])

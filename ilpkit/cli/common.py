@@ -45,7 +45,8 @@ TrustOpt = Annotated[
         "--trust-data",
         help="Trust the data files: let Prolog engines run their directives and built-ins "
         "outside the side-effect-free allow-list (arbitrary code; see docs/security.md), and "
-        "read the files they include from outside the dataset folder.",
+        "read the files they name (includes, train_pos/test_pos settings, links) outside the "
+        "data folder. Never taken from a run's config.toml: give it again to resume.",
     ),
 ]
 

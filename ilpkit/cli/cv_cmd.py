@@ -141,7 +141,8 @@ def cv(
         Path | None,
         typer.Option(
             help="Continue the interrupted run in this directory (other options: "
-            "as saved in its config.toml)."
+            "as saved in its config.toml). Trust is not: a run made with --trust-data "
+            "resumes only with --trust-data given again, else it is refused."
         ),
     ] = None,
     fmt: FormatOpt = DataFormat.AUTO,
@@ -170,11 +171,14 @@ def cv(
         )  # fmt: skip
 
     if resume is not None:
-        from ilpkit.core.runs import RunDirectory
+        from ilpkit.core.runs import RunDirectory, check_recorded_trust, trusts_data, without_trust
 
-        config = RunDirectory(resume).config()
-        if path is not None or sets:
-            config = from_options()
+        run_dir = RunDirectory(resume)
+        recorded = run_dir.config()
+        # trust comes from this command line, never from the run's config.toml
+        config = from_options() if path is not None or sets else without_trust(recorded)
+        trusted = trust_data or trusts_data(config)
+        check_recorded_trust(recorded, run_dir.config_file, trusted=trusted)
         _run(config, resume, resume=True, quiet=quiet, trust_data=trust_data, limit=time_limit)
         return
     if path is None:
@@ -198,10 +202,17 @@ def run(
     quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
     trust_data: TrustOpt = False,
 ) -> None:
-    """Run the experiment a TOML file describes (see `ilpkit cv` for what is written)."""
-    config = load_config(config_file)
+    """Run the experiment a TOML file describes (see `ilpkit cv` for what is written).
+
+    A file cannot trust the data: one recording `trust_data = true` (a run's config.toml
+    made with --trust-data) is refused unless --trust-data is given here."""
+    from ilpkit.core.runs import check_recorded_trust, trusts_data, without_trust
+
+    recorded = load_config(config_file)
+    config = without_trust(recorded)
     if sets:
         config = apply_overrides(config, sets)
+    check_recorded_trust(recorded, config_file, trusted=trust_data or trusts_data(config))
     target = out or config.output
     if target is None:
         raise ConfigError(f"{config_file}: no output directory (set output or pass --out)")
@@ -302,7 +313,7 @@ def _run(
     from ilpkit.core.plugins import get_plugin_manager
     from ilpkit.core.runs import run_experiment
 
-    if trust_data:  # kept in the run's config.toml, so a resumed run trusts the data too
+    if trust_data:  # kept in the run's config.toml; resuming needs --trust-data again
         config = apply_overrides(config, ["backend.trust_data=true"], where="--trust-data")
     resolve_plugins(config, get_plugin_manager(), where="options")
     from ilpkit.core.search import time_limit

@@ -183,7 +183,10 @@ def _run_owned(
     task = WORKER_CACHE.get_task(config)  # read once: units run here reuse it
     config = resolve(config, task, where="config")
     if resume and run.exists():
-        differences = config_differences(run.config(), config)
+        saved = run.config()
+        if trusts_data(saved) and not trusts_data(config):
+            raise ConfigError(_recorded_trust_message(run.config_file, saved))
+        differences = config_differences(saved, config)
         if differences:
             raise ConfigError(
                 f"{run.path}: --resume with a configuration that differs from the run's "
@@ -293,6 +296,41 @@ def with_absolute_data(config: RunConfig) -> RunConfig:
 
     path = resolve_data_path(str(config.data.path)).resolve()
     return config.model_copy(update={"data": config.data.model_copy(update={"path": path})})
+
+
+def trusts_data(config: RunConfig) -> bool:
+    """Whether ``config`` turns the data safety checks off (``backend.trust_data``)."""
+    return bool(config.backend.options.get("trust_data", False))
+
+
+def without_trust(config: RunConfig) -> RunConfig:
+    """``config`` without ``backend.trust_data``: what a recorded configuration (a run's
+    config.toml, a TOML file) may run with, since trust comes only from the caller."""
+    if "trust_data" not in config.backend.options:
+        return config
+    options = {k: v for k, v in config.backend.options.items() if k != "trust_data"}
+    backend = config.backend.model_copy(update={"options": options})
+    return config.model_copy(update={"backend": backend})
+
+
+def check_recorded_trust(recorded: RunConfig, source: str | Path, *, trusted: bool) -> None:
+    """Refuse a configuration read from ``source`` that records ``trust_data = true`` when
+    the caller did not trust the data itself (``--trust-data``, ``trust_data=True``).
+
+    Trust is never taken from a file: a run directory or configuration handed over by
+    someone else would otherwise run the data's directives (``:- shell(...)``) here."""
+    if trusts_data(recorded) and not trusted:
+        raise ConfigError(_recorded_trust_message(source, recorded))
+
+
+def _recorded_trust_message(source: str | Path, config: RunConfig) -> str:
+    return (
+        f"{source} records backend.trust_data = true, but trust is never taken from a "
+        "recorded configuration: a run directory or configuration file made by someone else "
+        "could otherwise make the data's directives (:- shell(...)) run on this machine. If "
+        f"you trust the data at {config.data.path}, pass --trust-data (trust_data=True in "
+        f"Python); otherwise remove trust_data from {source}"
+    )
 
 
 def config_differences(saved: RunConfig, given: RunConfig) -> list[str]:

@@ -108,16 +108,22 @@ def load_task(
     ``advisedby.b``/``ai.b`` folder).  A clause or directive of a background or mode file
     with a syntax error is reported (one summary in ``Task.warnings``) and skipped, as
     SWI-Prolog does; ``strict`` refuses it instead.
-    Files the data includes or consults are read within the dataset folder and the folder
-    holding it; elsewhere only with ``trust_data``.
+    Every file read must lie inside the data folder (``path``, or the folder holding the
+    file or stem ``path`` names), symbolic links resolved: the files a format finds there and
+    every file the data names (includes, ``import:``, the settings ``train_pos``,
+    ``test_pos``, ...); see :mod:`ilpkit.core.formats.confine`.  ``trust_data`` (the CLI's
+    ``--trust-data``) lifts that confinement.
     """
-    from ilpkit.core.formats.prolog_source import DATASET_FOLDER, STRICT, TRUSTED
+    from ilpkit.core.formats.confine import check_settings, data_folder
+    from ilpkit.core.formats.prolog_source import STRICT
 
     p = Path(path)
-    folder = p if p.is_dir() else p.parent
-    tokens = (STRICT.set(strict), TRUSTED.set(trust_data), DATASET_FOLDER.set(folder))
+    token = STRICT.set(strict)
     try:
-        task = _load_task(path, format, stem)
+        with data_folder(p, trusted=trust_data):
+            task = _load_task(path, format, stem)
+            folder = p if p.is_dir() else p.parent
+            check_settings(task.bias.settings, folder, Path(task.sources[0]) if task.sources else p)
         if stem is not None and not _names_stem(task, stem):
             where = ", ".join(Path(s).name for s in task.sources[:4])
             raise FormatError(
@@ -126,9 +132,7 @@ def load_task(
             )
         return task
     finally:
-        STRICT.reset(tokens[0])
-        TRUSTED.reset(tokens[1])
-        DATASET_FOLDER.reset(tokens[2])
+        STRICT.reset(token)
 
 
 def _names_stem(task: Task, stem: str) -> bool:

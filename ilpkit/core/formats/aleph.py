@@ -23,7 +23,9 @@ import re
 from pathlib import Path
 from typing import Final
 
+from ilpkit.core.bias import Settings
 from ilpkit.core.errors import DataError, FormatError
+from ilpkit.core.formats.confine import check_data_file, check_named
 from ilpkit.core.formats.prolog_source import SourceLoader
 from ilpkit.core.formats.writer import (
     safe_stem,
@@ -125,6 +127,8 @@ class AlephFormat:
                     if ext in files:
                         loader.load_file(files[ext], role, fold=name)  # type: ignore[arg-type]
             unused = [p for p in (folder / f"{stem}.f", folder / f"{stem}.n") if p.is_file()]
+            for unused_file in unused:
+                check_data_file(unused_file)  # counted for the warning: read
             if unused:
                 loader.warnings.append(
                     "examples come from the fold files in "
@@ -132,10 +136,10 @@ class AlephFormat:
                     + ", ".join(f"{p.name} ({_count_clauses(p)} examples)" for p in unused)
                 )
         else:
-            train_pos = _setting_file(folder, settings.get("train_pos"), f"{stem}.f")
-            train_neg = _setting_file(folder, settings.get("train_neg"), f"{stem}.n")
-            test_pos = _setting_file(folder, settings.get("test_pos"), None)
-            test_neg = _setting_file(folder, settings.get("test_neg"), None)
+            train_pos = _setting_file(folder, settings, "train_pos", f"{stem}.f", bfile)
+            train_neg = _setting_file(folder, settings, "train_neg", f"{stem}.n", bfile)
+            test_pos = _setting_file(folder, settings, "test_pos", None, bfile)
+            test_neg = _setting_file(folder, settings, "test_neg", None, bfile)
             has_test = any(p is not None and p.is_file() for p in (test_pos, test_neg))
             train_fold = "train" if has_test else None
             if train_pos is None or not train_pos.is_file():
@@ -300,6 +304,7 @@ def _fold_layout(folder: Path) -> tuple[list[tuple[str, dict[str, Path]]], list[
         for p in d.iterdir():
             m = _FOLD_FILE.match(p.name)
             if m and p.is_file():
+                check_data_file(p)
                 folds.setdefault(m.group("name"), {})[m.group("ext")] = p
         if folds:
             ordered = sorted(folds.items(), key=lambda kv: _natural_key(kv[0]))
@@ -390,9 +395,17 @@ def _natural_key(name: str) -> tuple[str, int]:
     return (m.group(1), int(m.group(2))) if m else (name, -1)
 
 
-def _setting_file(folder: Path, value: object, default: str | None) -> Path | None:
+def _setting_file(
+    folder: Path, settings: Settings, key: str, default: str | None, bfile: Path
+) -> Path | None:
+    """The file a ``train_pos``/``test_pos``/... setting names (relative to the data folder),
+    refused when outside it; else the default file of the layout."""
+    value = settings.get(key)
     if isinstance(value, str):
-        return folder / value
+        path = folder / value
+        loc = settings.locations.get(key)
+        check_named(path, loc or str(bfile), f"{key} {value!r}", Path(loc.file) if loc else bfile)
+        return path
     return folder / default if default else None
 
 

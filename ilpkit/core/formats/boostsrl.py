@@ -75,9 +75,9 @@ from ilpkit.core.errors import (
     PrologSyntaxError,
     SourceLocation,
 )
+from ilpkit.core.formats.confine import check_data_file, check_named
 from ilpkit.core.formats.prolog_source import (
     STRICT,
-    check_inside,
     check_not_system,
     skipped_summary,
 )
@@ -686,8 +686,16 @@ class _Loader:
 
     # -- files ------------------------------------------------------------------------------
     def load_file(
-        self, path: Path, role: Role, fold: str | None = None, *, prolog_vars: bool = False
+        self,
+        path: Path,
+        role: Role,
+        fold: str | None = None,
+        *,
+        prolog_vars: bool = False,
+        named: bool = False,
     ) -> None:
+        if not named:  # an import: checked with its statement's location
+            check_data_file(path)
         resolved = path.resolve()
         if resolved in self._stack:
             chain = " -> ".join(str(p) for p in [*self._stack, resolved])
@@ -785,8 +793,9 @@ class _Loader:
                 self.mode_notes.setdefault(note, []).append(loc)
         elif key == "import":
             target = self._import_path(st.value, state.path, loc)
-            check_inside(target, loc, repr(st.value))
-            self.load_file(target, state.role, state.fold, prolog_vars=state.prolog_vars)
+            self.load_file(
+                target, state.role, state.fold, prolog_vars=state.prolog_vars, named=True
+            )
         elif key in ("setparam", "setparameter"):
             self._set_param(st.value, loc)
         elif key in (
@@ -810,8 +819,11 @@ class _Loader:
         if not name:
             raise DataError(f"{loc}: import: expected a file name")
         base = Path(os.path.normpath(path.parent / name))
+        shown = repr(name)
+        check_named(base, loc, shown, path)  # before probing: not even existence leaks
         for ext in _IMPORT_EXTENSIONS:
             candidate = base.with_name(base.name + ext) if ext else base
+            check_named(candidate, loc, shown, path)
             if candidate.is_file():
                 return candidate
         also = ", ".join(e for e in _IMPORT_EXTENSIONS if e)

@@ -49,6 +49,7 @@ from typing import Final, Literal
 
 from ilpkit.core.bias import Bias, Mode, Settings, parse_mode, value_to_term
 from ilpkit.core.errors import BiasError, DataError, FormatError, PrologSyntaxError, SourceLocation
+from ilpkit.core.formats.confine import check_data_file
 from ilpkit.core.formats.prolog_source import SourceLoader
 from ilpkit.core.formats.writer import write_lines
 from ilpkit.core.reader import OperatorTable, PrologReader
@@ -296,6 +297,7 @@ def _bias_text(text: str) -> tuple[str, list[int]]:
 
 def read_bias_file(path: Path) -> PopperBias:
     """Read a Popper bias file (clingo syntax) into a :class:`PopperBias`."""
+    check_data_file(path)
     text = _read_text(path)
     prolog, skipped = _bias_text(text)
     ops = OperatorTable()

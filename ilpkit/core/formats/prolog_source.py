@@ -16,6 +16,7 @@ from typing import Final, Literal
 
 from ilpkit.core.bias import Bias, parse_mode
 from ilpkit.core.errors import DataError, IlpkitError, PrologSyntaxError, SourceLocation
+from ilpkit.core.formats.confine import check_data_file, check_named
 from ilpkit.core.reader import PrologReader
 from ilpkit.core.system_predicates import SYSTEM_PREDICATES
 from ilpkit.core.task import (
@@ -123,9 +124,22 @@ class SourceLoader:
         """Skip the clauses inside begin_bg/begin_in_pos/begin_in_neg sections."""
 
     # -- files ------------------------------------------------------------------------------
-    def load_file(self, path: Path, role: Role = "background", fold: str | None = None) -> None:
-        """Read one file (and what it includes), routing its clauses by ``role``."""
+    def load_file(
+        self,
+        path: Path,
+        role: Role = "background",
+        fold: str | None = None,
+        *,
+        named: bool = False,
+    ) -> None:
+        """Read one file (and what it includes), routing its clauses by ``role``.
+
+        The file must lie inside the data folder (:func:`~ilpkit.core.formats.confine.
+        check_data_file`) unless ``named``: a path the data names, already checked with the
+        naming clause's location."""
         path = Path(path)
+        if not named:
+            check_data_file(path)
         resolved = path.resolve()
         if resolved in self._loading:
             chain = " -> ".join(str(p) for p in [*self._loading, resolved])
@@ -354,11 +368,13 @@ class SourceLoader:
             )
             return
         base = path.parent / item.value
+        shown = to_prolog(item)
+        check_named(base, loc, shown, path)  # before probing: not even existence leaks
         for ext in INCLUDE_EXTENSIONS:
             candidate = base.with_name(base.name + ext) if ext else base
+            check_named(candidate, loc, shown, path)
             if candidate.is_file():
-                check_inside(candidate, loc, repr(item.value))
-                self.load_file(candidate, role, fold)
+                self.load_file(candidate, role, fold, named=True)
                 return
         tried = ", ".join(str(base) + ext for ext in INCLUDE_EXTENSIONS)
         raise DataError(f"{loc}: included file {item.value!r} not found (tried {tried})")
@@ -387,29 +403,6 @@ STRICT: ContextVar[bool] = ContextVar("ilpkit_strict_loading", default=False)
 """``True`` while :func:`ilpkit.core.formats.load_task` runs with ``strict=True``: a
 background or mode clause with a syntax error then refuses the data instead of being
 skipped."""
-
-
-DATASET_FOLDER: ContextVar[Path | None] = ContextVar("ilpkit_dataset_folder", default=None)
-"""The folder :func:`ilpkit.core.formats.load_task` reads (None: no boundary)."""
-TRUSTED: ContextVar[bool] = ContextVar("ilpkit_trusted_loading", default=False)
-"""``load_task(trust_data=True)``: included files are read wherever they are."""
-
-
-def check_inside(file: Path, loc: SourceLocation, shown: str) -> None:
-    """Refuse a file the data includes or consults from outside the dataset folder and the
-    folder holding it (where tasks share files such as ``../common_bk.pl``), unless trusted:
-    data should not read ``/etc/...`` or another user's files on its own."""
-    folder = DATASET_FOLDER.get()
-    if folder is None or TRUSTED.get():
-        return
-    root = folder.resolve().parent
-    resolved = file.resolve()
-    if resolved == root or root in resolved.parents:
-        return
-    raise DataError(
-        f"{loc}: {shown} is {resolved}, outside the dataset folder {folder} and the folder "
-        "holding it; not read (pass --trust-data, or trust_data=True, to read it)"
-    )
 
 
 def skipped_summary(skipped: Sequence[tuple[SourceLocation, str]]) -> str:
