@@ -87,11 +87,14 @@ def test_launcher_caps_memory_and_core_dumps(tmp_path: Path) -> None:
 
 
 def test_engine_files_are_found_from_the_resolved_binary() -> None:
-    assert engine_home("/usr/lib/swi-prolog/bin/x86_64-linux/swipl") == "/usr/lib/swi-prolog"
-    assert engine_home("/opt/swipl-9.2.9/lib/swipl/bin/x86_64-linux/swipl") == (
+    assert engine_home("/usr/lib/swi-prolog/bin/x86_64-linux/swipl") == ["/usr/lib/swi-prolog"]
+    assert engine_home("/opt/swipl-9.2.9/lib/swipl/bin/x86_64-linux/swipl") == [
         "/opt/swipl-9.2.9/lib/swipl"
-    )
-    assert engine_home("/usr/lib/gprolog/bin/gprolog") == "/usr/lib/gprolog"
+    ]
+    assert engine_home("/usr/lib/gprolog/bin/gprolog") == ["/usr/lib/gprolog"]
+    # a binary of a system prefix: its lib and share folders, never the whole prefix
+    assert engine_home("/usr/local/bin/yap") == ["/usr/local/lib", "/usr/local/share"]
+    assert engine_home("/bin/sh") == ["/lib", "/share"]
     if LINUX and os.path.exists("/bin/sh"):
         interp = elf_interpreter(os.path.realpath("/bin/sh"))
         assert interp is None or os.path.exists(interp)
@@ -230,9 +233,7 @@ def attack_outcomes(engine: str, mode: str, tmp: Path) -> tuple[dict[str, str], 
     bodies = {name: body for name, (body, _) in table.items()}
     bodies["data"] = f"open('{data / 'd.pl'}', read, S), read_term(S, X, []), close(S)"
     bodies["scratch"] = "open('scratch/f', write, S), write(S, x), close(S), X = done"
-    backend = SubprocessBackend(
-        SubprocessOptions(engine=engine, fence=mode, timeout=20)
-    )
+    backend = SubprocessBackend(SubprocessOptions(engine=engine, fence=mode, timeout=20))
     got: dict[str, str] = {}
     with unchecked():
         backend.load(hostile_task(bodies, data))

@@ -275,15 +275,22 @@ def elf_interpreter(path: str) -> str | None:
     return None
 
 
-def engine_home(binary: str) -> str:
-    """The installation folder of an engine binary (resolved): the folder holding the
+SYSTEM_PREFIXES = ("/", "/usr", "/usr/local")
+
+
+def engine_home(binary: str) -> list[str]:
+    """The installation folders of an engine binary (resolved): the folder holding the
     ``bin`` folder it lives in (``/usr/lib/swi-prolog/bin/x86_64-linux/swipl`` ->
-    ``/usr/lib/swi-prolog``); its own folder when no ``bin`` is on the way."""
+    ``/usr/lib/swi-prolog``); for a binary of a system prefix (``/usr/local/bin/yap``) the
+    prefix's ``lib`` and ``share`` only; its own folder when no ``bin`` is on the way."""
     parts = Path(binary).parent.parts
-    if "bin" in parts:
-        k = len(parts) - 1 - parts[::-1].index("bin")
-        return str(Path(*parts[:k])) if k > 0 else str(Path(binary).parent)
-    return str(Path(binary).parent)
+    if "bin" not in parts:
+        return [str(Path(binary).parent)]
+    k = len(parts) - 1 - parts[::-1].index("bin")
+    home = str(Path(*parts[:k]))
+    if home in SYSTEM_PREFIXES:
+        return [os.path.join(home, "lib"), os.path.join(home, "share")]
+    return [home]
 
 
 def engine_spec(
@@ -313,7 +320,7 @@ def engine_spec(
         found = os.path.join(os.path.dirname(binary), helper)
         if os.path.exists(found):
             spec.execute.append(os.path.realpath(found))
-    spec.read.append(engine_home(binary))
+    spec.read += engine_home(binary)
     spec.read += [d for d in SYSTEM_READ_DIRS if os.path.isdir(d)]
     spec.read += [f for f in SYSTEM_READ_FILES if os.path.exists(f)]
     spec.read += [os.fspath(d) for d in data_dirs if os.path.isdir(d)]
