@@ -377,3 +377,28 @@ def test_kill_9_of_ilpkit_takes_its_busy_engine_down(
     finally:
         if parent.poll() is None:
             parent.kill()
+
+
+def test_trusted_directives_run_inside_a_required_fence(engine: str, tmp_path: Path) -> None:
+    """``--trust-data`` turns the ``auto`` fence off (tests/test_prolog_injection.py writes a
+    file from a directive); with ``fence=require`` the directives run inside the fence."""
+    need_landlock()
+    from ilpkit.core.formats import load_task
+
+    canary = tmp_path / "directive-ran"
+    (tmp_path / "t.b").write_text(
+        ":- modeh(1, target(+thing)).\n:- modeb(1, p(+thing)).\n"
+        f":- open('{canary}', write, S), write(S, ran), close(S).\np(a).\n"
+    )
+    (tmp_path / "t.f").write_text("target(a).\n")
+    (tmp_path / "t.n").write_text("target(b).\n")
+    options = SubprocessOptions(engine=engine, fence="require", timeout=20)
+    options.trust_data = True
+    backend = SubprocessBackend(options)
+    try:
+        backend.load(load_task(tmp_path / "t"))
+        assert backend._engine is not None and backend._engine.fenced
+        assert not canary.exists()
+        assert any("t.b:3" in w and "ermission" in w for w in backend.warnings), backend.warnings
+    finally:
+        backend.close()
