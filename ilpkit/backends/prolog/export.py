@@ -20,7 +20,10 @@ Layout (one term per line, so a term's number is its line number):
    refuses the program if the engine has a predicate of that name (SWI-Prolog would autoload
    ``copy_file/2`` for a clause ilpkit builds from ``modeb(*, copy_file(+a, +b))``);
 5. the uninterpreted directives, only when the user trusts the data (``trust_data``);
-6. the background clauses, predicates in sorted order, clauses in source order;
+6. the background clauses, predicates in sorted order, clauses in source order, each
+   ``catch/3`` of their bodies written as the server's ``ilpkit_catch/3``, which never
+   catches a limit, and ``upcase_atom/2``, ``string_upper/2`` as ``ilpkit_upcase_atom/2``,
+   ``ilpkit_string_upper/2`` (:mod:`~ilpkit.backends.prolog.guarded`);
 7. the examples as ``'$ilpkit_example'(Id, Atom)``.
 
 The server's own predicates are named ``ilpkit_*`` and ``'$ilpkit_*'``; a program that
@@ -39,6 +42,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from ilpkit.backends.prolog import guarded
 from ilpkit.backends.prolog.arithmetic import rewrite_clause
 from ilpkit.core.errors import DataError, SourceLocation
 from ilpkit.core.safety import ALLOWED_BUILTINS, check_program
@@ -129,7 +133,8 @@ def export_program(
     if trust_data:
         for d in task.directives:
             where = str(d.location) if d.location else f"directive {to_prolog(d.term)}"
-            emit(":- " + to_prolog(directive_goal(d.term), 1199) + ".", where)
+            goal = guarded.rewrite_goal(directive_goal(d.term))
+            emit(":- " + to_prolog(goal, 1199) + ".", where)
     for key in program.predicates():
         pi = f"{quote_atom(key[0])}/{key[1]}"
         if key in program.facts:
@@ -141,6 +146,7 @@ def export_program(
             for n, sc in enumerate(program.clauses[key], 1):
                 where = str(sc.location) if sc.location else f"clause {n} of {pi}"
                 clause = rewrite_clause(sc.clause) if rewrite_arithmetic else sc.clause
+                clause = guarded.rewrite_clause(clause)  # after: it looks into catch/3
                 emit(clause_to_prolog(clause), where)
     ex = task.examples
     for i, atom in enumerate(ex.atoms):

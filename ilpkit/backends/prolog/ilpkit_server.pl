@@ -18,6 +18,8 @@
         ilpkit_compat(-Name/Arity, -Clauses)  definitions the native engine has and this
                                               engine lacks (added when still undefined)
 
+    and optionally ilpkit_upper_aborts(+Text) with ilpkit_wide_upper(+Pred, +Text, -Upper):
+    upcase_atom/2 or string_upper/2 would abort the engine on Text, convert it another way;
     and optionally ilpkit_engine_predicate(+Name, +Arity): the engine has its own Name/Arity,
     to which it would add a program's clauses (YAP's Prolog-defined built-ins); and
     ilpkit_meta_call_bodies: coverage meta-calls clause bodies instead of asserting them.
@@ -36,6 +38,8 @@
                                               the compatibility definitions
         ilpkit_coverage(+Head, +Body, +Among, +Steps, -Ids)
         ilpkit_answers(+Goal, +Max, +Steps, -Answers)
+        ilpkit_catch(:Goal, ?Catcher, :Recovery)   the data's catch/3: never catches a limit
+        ilpkit_is_limit(+Ball)                a ball that stops a query for a limit
 
     and the read loop ilpkit_serve/0 used by the subprocess backend: one request term per
     read_term/3 on user_input, each answered by one or more lines on user_output, every
@@ -267,6 +271,61 @@ ilpkit_member(X, [X|_]).
 ilpkit_member(X, [_|T]) :- ilpkit_member(X, T).
 
 % --------------------------------------------------------------------------------------------
+% The data's catch/3 (issue 28)
+% --------------------------------------------------------------------------------------------
+
+% ilpkit_catch(:Goal, ?Catcher, :Recovery): the exporter writes every catch/3 of the program
+% as this (ilpkit/backends/prolog/guarded.py).  catch/3, except that a limit is thrown again
+% before the catcher is tried: a catch-all in the data (p(X) :- catch(spin, _, p(X))) would
+% otherwise catch the engine's inference or time limit, or ilpkit's memory limit, and run on
+% past every limit.  Otherwise ISO: a copy of the ball is unified with Catcher once Goal's
+% bindings are undone, no match passes the ball on, a cut in Goal or Recovery is local.
+ilpkit_catch(Goal, Catcher, Recovery) :-
+    catch(Goal, Ball, ilpkit_recover(Ball, Catcher, Recovery)).
+
+ilpkit_recover(Ball, Catcher, Recovery) :-
+    (   ilpkit_is_limit(Ball)
+    ->  throw(Ball)
+    ;   Ball = Catcher
+    ->  call(Recovery)
+    ;   throw(Ball)
+    ).
+
+% ilpkit_is_limit(+Ball): Ball stops a query for a limit (never caught by the data): ilpkit's
+% own, a resource error (a full stack; the native engine's integer bound), SWI-Prolog's
+% inference and time limits and its abort ('$aborted', from 9.3 unwind(_)).  The same set as
+% LIMIT_BALLS in guarded.py and the native engine's catch/3.
+ilpkit_is_limit(Ball) :-
+    nonvar(Ball),
+    ilpkit_limit_ball(Ball), !.
+
+ilpkit_limit_ball(ilpkit_limit(_)).
+ilpkit_limit_ball(error(Formal, _)) :-
+    nonvar(Formal),
+    Formal = resource_error(_).
+ilpkit_limit_ball(inference_limit_exceeded).
+ilpkit_limit_ball(time_limit_exceeded).
+ilpkit_limit_ball(time_limit_exceeded(_)).
+ilpkit_limit_ball('$aborted').
+ilpkit_limit_ball(unwind(_)).
+
+% ilpkit_upcase_atom/2, ilpkit_string_upper/2: the data's upcase_atom/2 and string_upper/2
+% (guarded.py).  The engine's own, except where the optional hook ilpkit_upper_aborts(Text)
+% says the engine would abort on Text (SWI-Prolog 9.0 on Latin-1 text holding a character
+% whose upper case is not Latin-1): then its ilpkit_wide_upper/3 converts it.
+ilpkit_upcase_atom(Text, Upper) :-
+    (   catch(ilpkit_upper_aborts(Text), _, fail)
+    ->  ilpkit_wide_upper(upcase_atom, Text, Upper)
+    ;   upcase_atom(Text, Upper)
+    ).
+
+ilpkit_string_upper(Text, Upper) :-
+    (   catch(ilpkit_upper_aborts(Text), _, fail)
+    ->  ilpkit_wide_upper(string_upper, Text, Upper)
+    ;   string_upper(Text, Upper)
+    ).
+
+% --------------------------------------------------------------------------------------------
 % Error texts (the same on every engine)
 % --------------------------------------------------------------------------------------------
 
@@ -286,6 +345,10 @@ ilpkit_message_text(error(Formal, Context), Text) :- !,
     ilpkit_formal_text(Formal, Text0),
     ilpkit_context_text(Context, Text1),
     atom_concat(Text0, Text1, Text).
+ilpkit_message_text(inference_limit_exceeded, Text) :- !,
+    Text = 'inference limit exceeded'.
+ilpkit_message_text(time_limit_exceeded, Text) :- !,
+    Text = 'time limit exceeded'.
 ilpkit_message_text(E, Text) :-
     ilpkit_format_atom('Unknown exception: ~q', [E], Text).
 
@@ -442,9 +505,7 @@ ilpkit_reply_error_(E) :-
     ilpkit_limit_text(What, Text),
     ilpkit_reply(e(limit, Text, none)).
 ilpkit_reply_error_(E) :-
-    nonvar(E),
-    E = error(Formal, _), nonvar(Formal),
-    Formal = resource_error(_), !,
+    ilpkit_is_limit(E), !,
     ilpkit_message(E, Text),
     ilpkit_reply(e(limit, Text, none)).
 ilpkit_reply_error_(E) :-

@@ -239,6 +239,31 @@ ilpkit_format_atom(Format, Args, Atom) :-
     format(atom(Atom), Format, Args).
 
 ilpkit_compat(_, _) :- fail.
+
+% SWI-Prolog 9.0 (Debian 12's 9.0.4) aborts the whole process -- with pyswip, the Python host
+% (exit 134) -- when upcase_atom/2 or string_upper/2 meets text it holds as Latin-1 with a
+% character whose upper case is not Latin-1 (U+00B5 micro sign, U+00FF y with diaeresis):
+% "pl-ctype.c: modify_case_atom: Assertion failed: c <= 0xff".  9.2 answers U+039C and
+% U+0178, as the native engine does.  Such text gets a character beyond Latin-1 appended, so
+% SWI-Prolog holds it as wide text, and loses it again after the conversion
+% (ilpkit_upcase_atom/2 in the server).
+ilpkit_upper_aborts(Text) :-
+    current_prolog_flag(version, V),
+    V < 90200,
+    ( atom(Text) ; string(Text) ), !,
+    ( char_code(C, 0xb5) ; char_code(C, 0xff) ),
+    sub_atom(Text, _, _, _, C), !.
+
+ilpkit_wide_upper(Pred, Text, Upper) :-
+    char_code(W, 0x100),
+    atom_concat(Text, W, Wide),
+    (   Pred == upcase_atom
+    ->  upcase_atom(Wide, Upper1),
+        sub_atom(Upper1, 0, _, 1, Upper0)
+    ;   string_upper(Wide, Upper1),
+        sub_string(Upper1, 0, _, 1, Upper0)
+    ),
+    Upper = Upper0.
 """
 
 

@@ -186,7 +186,7 @@ ilpkit_swi_classify(E, limit, Text, none) :-
     E = ilpkit_limit(What), !,
     ilpkit_limit_text(What, Text).
 ilpkit_swi_classify(E, limit, Text, none) :-
-    E = error(Formal, _), nonvar(Formal), Formal = resource_error(_), !,
+    ilpkit_is_limit(E), !,
     ilpkit_message(E, Text).
 ilpkit_swi_classify(E, error, Text, Culprit) :-
     ilpkit_message(E, Text),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ilpkit.backends.native.prolog.builtins_core import Cont
 from ilpkit.backends.native.prolog.compile import (
@@ -262,6 +262,8 @@ class _Machine:
         A catch frame is active while its goal runs, i.e. while its exit node is on the
         current continuation.  Returns the recovery continuation, or False.
         """
+        if _is_limit_ball(ball):  # never caught by the data (issue 28)
+            return False
         cps = self.cps
         trail = self.trail
         active: set[int] = set()
@@ -612,14 +614,11 @@ class _Machine:
                 handler = self._catch(exc.ball, cont)
                 if handler is False:
                     self.steps = steps
-                    ball = exc.ball
-                    if type(ball) is tuple and len(ball) == 3 and ball[0] == "error":
-                        formal = _deref(ball[1])
-                        if type(formal) is tuple and formal[0] == "resource_error":
-                            raise ResourceLimitExceeded(
-                                f"the query {self.query()} ran out of a resource: "
-                                f"{exc.message}{self._goal_text(instr, args)}"
-                            ) from None
+                    if _is_limit_ball(exc.ball):
+                        raise ResourceLimitExceeded(
+                            f"the query {self.query()} ran out of a resource: "
+                            f"{exc.message}{self._goal_text(instr, args)}"
+                        ) from None
                     raise PrologRuntimeError(
                         exc.message + self._goal_text(instr, args), _to_term(exc.ball)
                     ) from None
@@ -638,3 +637,22 @@ class _Machine:
                 del cps[:], trail[:]
                 cont = None
                 raise self._over(_OverLimit("memory", "Python ran out of memory"), instr) from None
+
+
+_LIMIT_ATOMS: Final = frozenset({"inference_limit_exceeded", "time_limit_exceeded", "$aborted"})
+
+
+def _is_limit_ball(ball: RT) -> bool:
+    """Whether ``ball`` stops a query for a limit, so no ``catch/3`` of the data catches it
+    (issue 28): a resource error (the integer bound), ``ilpkit_limit(_)``, or the balls of
+    SWI-Prolog's limits -- ``ilpkit_is_limit/1`` in ``ilpkit_server.pl``, so that every engine
+    answers alike."""
+    ball = _deref(ball)
+    if type(ball) is str:
+        return ball in _LIMIT_ATOMS
+    if type(ball) is not tuple:
+        return False
+    if len(ball) == 3 and ball[0] == "error":
+        formal = _deref(ball[1])
+        return type(formal) is tuple and len(formal) == 2 and formal[0] == "resource_error"
+    return len(ball) == 2 and ball[0] in ("ilpkit_limit", "time_limit_exceeded", "unwind")
