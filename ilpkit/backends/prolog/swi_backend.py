@@ -54,8 +54,14 @@ from ilpkit.backends.prolog.subprocess_backend import (
     parse_ids,
 )
 from ilpkit.core.coverage import Coverage
-from ilpkit.core.errors import BackendUnavailable, IlpkitError, ResourceLimitExceeded
+from ilpkit.core.errors import (
+    BackendUnavailable,
+    IlpkitError,
+    ResourceLimitExceeded,
+    UnsafeProgramError,
+)
 from ilpkit.core.reader import PrologReader
+from ilpkit.core.safety import query_roots
 from ilpkit.core.task import Task
 from ilpkit.core.terms import (
     Clause,
@@ -145,11 +151,55 @@ ilpkit_swi_handle(answers(Goal, Max, Secs, Steps), Reply) :- !,
     ilpkit_swi_canonical(a(Answers), Reply).
 ilpkit_swi_handle(limits(MB), "ok") :- !,
     ilpkit_set_memory_limit(MB).
+ilpkit_swi_handle(safe(Goals), Reply) :- !,
+    context_module(M),
+    ilpkit_swi_prove(Goals, M, [], Made, Reply),
+    forall(ilpkit_member(PI, Made), abolish(M:PI)).
 ilpkit_swi_handle(defined(Name, Arity), Reply) :- !,
     (   ilpkit_defined(Name, Arity)
     ->  Reply = "dtrue"
     ;   Reply = "dfalse"
     ).
+
+% ilpkit_swi_prove(+Goals, +M, +Made0, -Made, -Reply): SWI-Prolog's library(sandbox) proves
+% each goal (and all it can call) safe in module M; Reply is "ok" or unsafe(Goal, Text).  A
+% call of a predicate nothing defines (BoostSRL's all/3) only raises an existence error when
+% run, but stops the proof: it is declared dynamic for the proof (Made) and abolished after.
+ilpkit_swi_prove([], _, Made, Made, "ok").
+ilpkit_swi_prove([Goal|Goals], M, Made0, Made, Reply) :-
+    catch(sandbox:safe_goal(M:Goal), E, true),
+    (   var(E)
+    ->  ilpkit_swi_prove(Goals, M, Made0, Made, Reply)
+    ;   E = error(existence_error(procedure, _:Head), _),
+        callable(Head),
+        functor(Head, Name, Arity),
+        \+ current_predicate(M:Name/Arity),
+        \+ ilpkit_member(Name/Arity, Made0)
+    ->  dynamic(M:Name/Arity),
+        ilpkit_swi_prove([Goal|Goals], M, [Name/Arity|Made0], Made, Reply)
+    ;   Made = Made0,
+        ilpkit_message(E, Text0),
+        (   E = error(_, sandbox(_, Parents)),
+            is_list(Parents),
+            ilpkit_swi_chain(Parents, Chain)
+        ->  ilpkit_format_atom('~w, reached through ~w', [Text0, Chain], Text)
+        ;   Text = Text0
+        ),
+        ilpkit_swi_canonical(unsafe(Goal, Text), Reply)
+    ).
+
+% "copy_file/2 <- ev/1": the predicates through which the sandbox reached a goal.
+ilpkit_swi_chain(Parents, Chain) :-
+    findall(PI,
+            ( ilpkit_member(P, Parents),
+              strip_module(P, _, G),
+              callable(G),
+              functor(G, N, A),
+              \+ ilpkit_member(N, [',', ';', '->', '*->', '\\+', catch, findall, forall]),
+              ilpkit_format_atom('~q/~w', [N, A], PI) ),
+            PIs),
+    PIs \== [],
+    atomic_list_concat(PIs, ' <- ', Chain).
 
 ilpkit_swi_cover([], _, _, _, _, [], none).
 ilpkit_swi_cover([c(Head, Body)|Clauses], I, Among, Secs, Steps, Parts, Error) :-
@@ -591,9 +641,42 @@ class SwiBackend(Backend):
             self.close()
             raise PrologEngineError(f"SWI-Prolog: unexpected answer to load: {reply[:300]}")
         self._load_problems(list_items(term.args[0])[0])
+        if not self.options.trust_data:
+            self._prove_safe(task)
         self.version = self._version()
         limit = self.opts.memory_limit_mb
         self._request(f"limits({'none' if limit is None else repr(float(limit))})", "limits")
+
+    def _prove_safe(self, task: Task) -> None:
+        """Untrusted data runs inside this process, where no operating-system fence can
+        hold it: SWI-Prolog's ``library(sandbox)`` (what SWISH relies on) must prove every
+        predicate a query can reach safe, or the load is refused (docs/security.md)."""
+        goals = [
+            to_prolog(
+                Struct(name, tuple(Var(f"_{i}") for i in range(arity))) if arity else Const(name)
+            )
+            for name, arity in query_roots(task)
+        ]
+        if not goals:
+            return
+        with _LOCK:
+            self._bridge.run("use_module(library(sandbox), [])")  # type: ignore[union-attr]
+        reply = self._request(f"safe([{', '.join(goals)}])", "safety proof")
+        if reply == "ok":
+            return
+        self.close()
+        if reply.startswith("e("):
+            self._raise(reply, "safety proof")
+        found = self._parse(reply)
+        what = to_prolog(found.args[0]) if type(found) is Struct and found.args else reply
+        why = _text(found.args[1]) if type(found) is Struct and len(found.args) > 1 else ""
+        raise UnsafeProgramError(
+            f"SWI-Prolog's sandbox cannot prove {what} safe: {self._clean(why)}\n"
+            "the in-process bridges (janus, pyswip) run untrusted data only when "
+            "library(sandbox) proves every goal safe; use --backend subprocess, whose engine "
+            "runs inside an operating-system fence, or pass --trust-data if you trust these "
+            "files (docs/security.md)"
+        )
 
     def _version(self) -> str:
         reply = self._request("answers(ilpkit_engine(_, _), 1, none, none)", "version")

@@ -79,6 +79,7 @@ from ilpkit.core.formats.confine import check_data_file, check_named
 from ilpkit.core.formats.prolog_source import (
     STRICT,
     check_not_system,
+    check_shape,
     skipped_summary,
 )
 from ilpkit.core.formats.writer import safe_stem, write_lines
@@ -856,6 +857,7 @@ class _Loader:
         if type(term) is Struct and term.name in (":-", "?-") and len(term.args) == 1:
             self._directive(term, loc)
             return
+        check_shape(term, loc)
         is_rule = type(term) is Struct and term.name == ":-" and len(term.args) == 2
         if role in ("pos", "neg"):
             if is_rule:
@@ -898,10 +900,14 @@ class _Loader:
     def _directive(self, term: Struct, loc: SourceLocation) -> None:
         goal = term.args[0]
         if type(goal) is Struct and goal.name in ("discontiguous", "multifile"):
+            if len(goal.args) == 1:  # no effect, but checked: an engine's own name is refused
+                for item in _indicator_items(goal.args[0]):
+                    self.program.declared.setdefault(item, (goal.name, loc))
             return
         if type(goal) is Struct and goal.name == "dynamic" and len(goal.args) == 1:
             for item in _indicator_items(goal.args[0]):
                 self.program.dynamic.add(item)
+                self.program.declared.setdefault(item, ("dynamic", loc))
             return
         self.directives.append(SourcedTerm(term, loc))
 

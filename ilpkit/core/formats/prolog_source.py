@@ -56,13 +56,65 @@ _NEUTRAL: Final = frozenset(
 _LIBRARY_LOADERS: Final = frozenset(
     {"use_module", "ensure_loaded", "consult", "include", "load_files", "reconsult"}
 )
-_NOT_FACTS: Final = frozenset({":-", "?-"})
+_NOT_FACTS: Final = frozenset({":-", "?-", "=>", "-->"})
+"""Functors of terms that are directives or rules, never facts (the readers' fast path for
+ground facts skips them)."""
 ILP_SYSTEM_FILES: Final = frozenset({"aleph", "progol", "metagol", "popper", "golem", "foil"})
 """Base names of ILP systems' own sources: data that loads them is noted, not followed."""
 
 
 _SYSTEM_NAMES: Final = frozenset(name for name, _ in SYSTEM_PREDICATES)
 """Names of system built-ins: facts with these names leave the fast path to be checked."""
+
+
+_SHAPES: Final = {
+    (":-", 1): "a directive",
+    ("?-", 1): "a directive",
+    (":-", 2): "a clause",
+    ("=>", 2): "a single-sided-unification rule (SWI-Prolog stores it as a clause of its head "
+    "and runs its body unchecked)",
+    ("-->", 2): "a grammar rule",
+    ("end_of_file", 0): "the end of the program (an engine reading it stops loading there)",
+}
+"""Heads an engine would read as something other than a clause of that name."""
+
+
+def check_shape(term: Term, loc: SourceLocation) -> None:
+    """Refuse a term an engine would read as something other than the clause ilpkit sees,
+    whatever ``--trust-data`` says: ``(:- G) :- true`` (the exporter would write a
+    directive), ``H => B`` (SWI-Prolog's single-sided unification: a clause of ``H`` whose
+    body no check sees), a fact ``end_of_file`` (every engine stops reading there, dropping
+    the rest of the program in silence), or a clause whose head is ``:-``, ``?-`` or
+    ``=>``."""
+    key = _key(term)
+    if key == (":-", 2):
+        assert type(term) is Struct
+        shown, culprit = "the head of this clause", term.args[0]
+        found = _key(culprit)
+    elif key in _SHAPES and key != ("-->", 2):  # grammar rules: the safety check's
+        shown, culprit, found = "this term", term, key
+    else:
+        return
+    if found is None or found not in _SHAPES:
+        return
+    raise DataError(
+        f"{loc}: {shown}, {_short_text(culprit)}, would be read by a Prolog engine as "
+        f"{_SHAPES[found]}, not as data; ilpkit refuses it (rewrite it as a plain fact or "
+        "clause)"
+    )
+
+
+def _key(term: Term) -> tuple[str, int] | None:
+    if type(term) is Struct:
+        return (term.name, len(term.args))
+    if type(term) is Const and isinstance(term.value, str):
+        return (term.value, 0)
+    return None
+
+
+def _short_text(term: Term, limit: int = 80) -> str:
+    text = to_prolog(term)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def check_not_system(head: Term, loc: SourceLocation) -> None:
@@ -85,8 +137,6 @@ def check_not_system(head: Term, loc: SourceLocation) -> None:
             "predicate"
         )
 
-
-"""Functors of terms that are directives or rules, never facts."""
 
 _SECTION_MARKERS: Final = {
     "begin_bg": "background",
@@ -231,6 +281,7 @@ class SourceLoader:
 
     # -- clauses ----------------------------------------------------------------------------
     def clause(self, term: Term, loc: SourceLocation, role: Role, fold: str | None) -> None:
+        check_shape(term, loc)
         if role == "background":
             clause = Clause.from_term(term)
             if type(clause.head) is not Struct and not (
@@ -331,6 +382,12 @@ class SourceLoader:
         elif name in ("dynamic", "table") and len(args) == 1:
             for ind in _indicators(args[0]):
                 self.program.dynamic.add(ind)
+                self.program.declared.setdefault(ind, (name, loc))
+        elif name in ("discontiguous", "multifile") and len(args) == 1:
+            # no effect on the data, but the safety check refuses one naming an engine's own
+            # predicate (it would reach the engine's definition)
+            for ind in _indicators(args[0]):
+                self.program.declared.setdefault(ind, (name, loc))
         elif (name == "." and len(args) == 2) or name == "[]":
             # :- [file1, file2].
             items, _ = list_items(goal)
