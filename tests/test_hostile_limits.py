@@ -239,3 +239,71 @@ def test_upper_case_of_latin1_text_does_not_abort_and_agrees_with_native(engine:
     assert got["outcomes"][7][0] == "PrologEngineError"  # a type error, as upcase_atom/2's
     assert "atomic" in got["outcomes"][7][1]
     assert got["after"] == [0, 1]
+
+
+# --------------------------------------------------------------------------------------------
+# 2. SIGINT and SIGTERM end a process whose in-process SWI-Prolog runs a data goal
+# --------------------------------------------------------------------------------------------
+
+SIGNALLED = """
+import sys
+from ilpkit.core.lifecycle import signal_handlers
+from ilpkit.core.terms import Clause
+from tests.test_hostile_limits import make_backend
+from tests.test_subprocess_backend import task_with_rules
+from tests.reference_prover import term
+
+bridge, handlers = sys.argv[1], sys.argv[2] == "cli"
+rules = ["spin :- spin", "v(X) :- p(X, _), catch(spin, _, v(X))"]
+backend = make_backend(bridge, {"step_limit": None, "timeout": None})
+backend.load(task_with_rules(rules, ["p(a, b)"], ["t(a)"], []))
+print("READY", flush=True)
+clause = Clause.from_term(term("t(A) :- v(A)"))
+if handlers:  # as the CLI runs: SIGTERM raises Terminated, Ctrl-C KeyboardInterrupt
+    with signal_handlers():
+        backend.coverage(clause)
+else:
+    backend.coverage(clause)
+"""
+
+
+@pytest.mark.parametrize("handlers", ["plain", "cli"])
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("bridge", ["janus", "pyswip"])
+def test_a_signal_ends_a_data_goal_in_process(bridge: str, signame: str, handlers: str) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.test_swi_backend import ROOT, bridge_env
+
+    bridge_available(bridge)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SIGNALLED, bridge, handlers],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=bridge_env(bridge),
+    )
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "READY", proc.stderr.read() if proc.stderr else ""
+        time.sleep(1.0)  # well inside the endless query
+        sent = time.monotonic()
+        proc.send_signal(getattr(signal, signame))
+        code = proc.wait(timeout=10)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert took < 5.0
+    if signame == "SIGTERM" and handlers == "plain":
+        assert code == -signal.SIGTERM  # the default action
+    else:
+        assert code != 0
+        assert proc.stderr is not None
+        err = proc.stderr.read()
+        assert "KeyboardInterrupt" in err or "Terminated" in err, err[-2000:]

@@ -523,6 +523,8 @@ ilpkit_limit_text(steps(Steps), Text) :- !,
     ilpkit_format_atom('inference limit of ~q exceeded', [Steps], Text).
 ilpkit_limit_text(memory(MB), Text) :- !,
     ilpkit_format_atom('memory limit of ~q MB exceeded', [MB], Text).
+ilpkit_limit_text(interrupted, Text) :- !,
+    Text = 'interrupted by a signal'.
 ilpkit_limit_text(What, Text) :-
     ilpkit_format_atom('~q', [What], Text).
 

@@ -166,12 +166,17 @@ ilpkit_call_memory_limited(Goal) :-
     once(Goal).
 ilpkit_call_memory_limited(Goal) :-
     ilpkit_memory_key(Key),
-    (   catch(nb_getval(Key, MB), _, fail),
-        number(MB),
+    (   catch(nb_getval(Key, MB0), _, fail),
+        number(MB0),
         ilpkit_rss(R0),
         R0 > 0
-    ->  Limit is R0 + MB * 1048576,
-        context_module(M),
+    ->  MB = MB0,
+        Limit is R0 + MB * 1048576
+    ;   MB = none,
+        Limit = none
+    ),
+    (   ( Limit \== none ; ilpkit_polls_host )
+    ->  context_module(M),
         catch(setup_call_cleanup(
                   ilpkit_memory_watch(M, Limit, MB),
                   once(Goal),
@@ -192,8 +197,10 @@ ilpkit_memory_unwatch :-
     catch(time:remove_alarm(Id), _, true).
 
 ilpkit_memory_tick(Limit, MB) :-
-    ilpkit_rss(R),
-    (   R > Limit
+    ilpkit_poll_host,
+    (   Limit \== none,
+        ilpkit_rss(R),
+        R > Limit
     ->  throw(ilpkit_limit(memory(MB)))
     ;   nb_getval(ilpkit_memory_alarm, Id),
         Id \== none
@@ -201,6 +208,8 @@ ilpkit_memory_tick(Limit, MB) :-
         time:install_alarm(Id, 0.05)
     ;   true
     ).
+
+%POLL%
 
 % Resident memory of this process in bytes (Linux /proc; 0 when unknown: no bound).
 ilpkit_rss(Bytes) :-
@@ -274,12 +283,31 @@ def swipl_hooks(*, in_process: bool) -> str:
     if in_process:
         setup = "% The host's flags and streams are not ours to change.\nilpkit_setup."
         module, goal = "context_module(M),\n    ", "M:Goal"
+        poll = _SWIPL_HOST_POLL.strip()
     else:
         setup = _SWIPL_OWN_SETUP.strip()
         module, goal = "", "user:Goal"
+        poll = (
+            "% A process of its own: signals end it.\nilpkit_polls_host :- fail.\nilpkit_poll_host."
+        )
     text = _SWIPL_HOOKS.replace("%SETUP%", setup).replace("%MODULE%", module)
+    text = text.replace("%POLL%", poll)
     return text.replace("%GOAL%", goal)
 
+
+_SWIPL_HOST_POLL: Final = r"""
+% In a host process (janus, pyswip) every request is watched, memory limit or not: each tick
+% lets the host run its pending signal handlers (user:'$ilpkit_host_poll', defined by the
+% bridge; ilpkit/backends/prolog/swi_signals.py), and a handler that raised (Ctrl-C,
+% SIGTERM) abandons the query: Python runs no handler while its main thread is in Prolog.
+ilpkit_polls_host.
+
+ilpkit_poll_host :-
+    (   catch(user:'$ilpkit_host_poll', _, true)
+    ->  true
+    ;   throw(ilpkit_limit(interrupted))
+    ).
+"""
 
 _SWIPL_OWN_SETUP: Final = r"""
 ilpkit_setup :-

@@ -15,6 +15,8 @@ import importlib
 import os
 from typing import Any
 
+from ilpkit.backends.prolog import swi_signals
+
 PREFLIGHT = r"""
 import ctypes, glob, importlib.util, json, os, sys
 
@@ -84,6 +86,7 @@ class JanusBridge:
                 os.environ["SWI_HOME_DIR"] = old
         self._janus: Any = janus_swi
         self._apply = janus_swi.apply_once
+        self.run(swi_signals.JANUS_POLL)  # Ctrl-C and SIGTERM during a request
 
     def run(self, goal: str) -> None:
         """Run ``goal`` (text) once in ``user``; it must succeed."""
@@ -92,5 +95,6 @@ class JanusBridge:
 
     def request(self, module: str, text: str) -> str:
         """``Module:ilpkit_swi_request(Text, Reply)``, strings both ways."""
-        reply: str = self._apply(module, "ilpkit_swi_request", text)
+        with swi_signals.deferred_signals():  # Ctrl-C, SIGTERM stop the query
+            reply: str = self._apply(module, "ilpkit_swi_request", text)
         return reply

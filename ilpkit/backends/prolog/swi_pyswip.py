@@ -14,6 +14,8 @@ from __future__ import annotations
 import ctypes
 from typing import Any
 
+from ilpkit.backends.prolog import swi_signals
+
 PREFLIGHT = r"""
 import json, os, sys
 
@@ -42,6 +44,13 @@ _REP_UTF8 = 0x00100000
 _BUF_DISCARDABLE = 0x0
 _PL_Q_NODEBUG = 0x4
 _PL_Q_CATCH_EXCEPTION = 0x8
+
+
+_FOREIGN_0 = ctypes.CFUNCTYPE(ctypes.c_int)
+
+
+def _poll() -> int:
+    return 1 if swi_signals.poll() else 0
 
 
 class PyswipBridge:
@@ -86,6 +95,17 @@ class PyswipBridge:
         lib.PL_thread_self.restype = ctypes.c_int
         lib.PL_thread_attach_engine.argtypes = [ctypes.c_void_p]
         self._predicates: dict[str, int] = {}
+        # Ctrl-C and SIGTERM during a request: user:'$ilpkit_host_poll'/0 runs Python's
+        # pending signal handlers (swi_signals); the callback object must stay alive.
+        self._poll = _FOREIGN_0(_poll)
+        lib.PL_register_foreign_in_module.argtypes = [
+            ctypes.c_char_p,
+            ctypes.c_char_p,
+            ctypes.c_int,
+            _FOREIGN_0,
+            ctypes.c_int,
+        ]
+        lib.PL_register_foreign_in_module(b"user", b"$ilpkit_host_poll", 0, self._poll, 0)
 
     def _attach(self) -> None:
         """Give the calling thread a Prolog engine (the first thread has one)."""
@@ -118,7 +138,9 @@ class PyswipBridge:
             t = lib.PL_new_term_refs(2)
             lib.PL_put_chars(t, _PL_STRING | _REP_UTF8, len(data), data)
             flags = _PL_Q_NODEBUG | _PL_Q_CATCH_EXCEPTION
-            if not lib.PL_call_predicate(None, flags, pred, t):
+            with swi_signals.deferred_signals():  # Ctrl-C, SIGTERM stop the query
+                called = lib.PL_call_predicate(None, flags, pred, t)
+            if not called:
                 raise RuntimeError("ilpkit_swi_request/2 failed")
             size = ctypes.c_size_t()
             out = ctypes.c_char_p()
