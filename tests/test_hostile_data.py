@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from typer.testing import CliRunner
@@ -26,9 +28,10 @@ from ilpkit.backends.prolog.profiles import PROFILES
 from ilpkit.cli.main import app
 from ilpkit.core.errors import DataError
 from ilpkit.core.formats import load_task
+from ilpkit.core.task import Task
 from ilpkit.core.terms import Clause
 from tests.reference_prover import require_backends, term
-from tests.test_prolog_injection import BRIDGES, make_backend, unchecked
+from tests.test_prolog_injection import BRIDGES, make_backend
 from tests.test_swi_backend import bridge_available, in_child
 
 ENGINES = ["native", "swipl", "gprolog", "janus", "pyswip"]
@@ -178,6 +181,20 @@ def write_payload(folder: Path, body: str, canary: Path, secret: Path) -> Path:
     (folder / "h.f").write_text("t(a).\n")
     (folder / "h.n").write_text("t(c).\n")
     return folder
+
+
+@contextlib.contextmanager
+def unchecked() -> Iterator[None]:
+    """Switch only the static check off (the layers behind it stay)."""
+
+    def nothing(task: Task, **kwargs: object) -> None:
+        return None
+
+    with (
+        mock.patch("ilpkit.backends.prolog.export.check_program", nothing),
+        mock.patch("ilpkit.backends.native.engine.check_program", nothing),
+    ):
+        yield
 
 
 def attack_all(engine: str, folders: list[str], check: bool) -> list[str]:
