@@ -90,12 +90,11 @@ def engine_names() -> dict[Indicator, str]:
     for stem, engine in ENGINE_LISTS.items():
         for key, kind in read_list(stem).items():
             kinds.setdefault((key, kind), []).append(engine)
-    order = ("system", "hook", "library")
     out: dict[Indicator, str] = {}
-    for kind in order:
+    for wanted in ("system", "hook", "library"):
         for (key, k), engines in sorted(kinds.items()):
-            if k == kind and key not in out:
-                out[key] = _KIND_TEXT[kind].format(engines=" and ".join(engines))
+            if k == wanted and key not in out:
+                out[key] = _KIND_TEXT[wanted].format(engines=" and ".join(engines))
     return out
 
 
