@@ -298,3 +298,33 @@ def test_step_limit_is_a_clear_error() -> None:
     assert result.exit_code == 2
     assert "exceeded the limit of 20,000 resolution steps" in result.output
     assert "active(A) :- ring_size_6(A,B)" in result.output
+
+
+def _guessing_task(tmp_path: Path) -> Task:
+    """Aleph's numbers/guess situation, written anew: the bottom clause's constants come from
+    a saturation-only branch of ``gteq/2`` (3x, 2x, 1x the seed), so a clause found from seed
+    3 need not cover 3 (``p(A) :- gteq(A,9)`` covers 9 and 10, not 3)."""
+    (tmp_path / "g.b").write_text(
+        ":- modeh(1, p(+number)).\n"
+        ":- modeb(*, gteq(+number, #number)).\n"
+        ":- determination(p/1, gteq/2).\n"
+        "gteq(X, V) :- number(X), number(V), !, X >= V.\n"
+        "gteq(X, V) :- number(X), var(V), !, times(X, V).\n"
+        "times(X, V) :- V is X.\n"
+        "times(X, V) :- V is 2*X.\n"
+        "times(X, V) :- V is 3*X.\n"
+    )
+    (tmp_path / "g.f").write_text("p(3).\np(5).\np(8).\np(9).\np(10).\n")
+    (tmp_path / "g.n").write_text("p(1).\np(2).\np(4).\np(6).\n")
+    return load_task(tmp_path / "g")
+
+
+def test_a_seed_its_clause_does_not_cover_stays_uncovered(tmp_path: Path) -> None:
+    # Seed p(3): bottom p(A) :- gteq(A,9), gteq(A,6), gteq(A,3); the best clause
+    # p(A) :- gteq(A,9) covers 9 and 10 only.  As in Aleph, only the covered positives leave:
+    # 3 stays and seeds a later search (where it ends as the fact p(3)); ilpkit once dropped it
+    # as "covered by construction" (training accuracy 8/9 instead of Aleph's 1.0).
+    task = _guessing_task(tmp_path)
+    model, backend = fit(task, search="bf", scorer="coverage", learner_name="aleph")
+    assert [str(c) for c in model.clauses()] == ["p(A) :- gteq(A,9).", "p(3).", "p(5).", "p(8)."]
+    assert model.score(backend).tolist() == [1, 1, 1, 1, 1, 0, 0, 0, 0]

@@ -255,7 +255,14 @@ class TheoryLearner:
             if ctx.on_rule is not None:
                 ctx.on_rule(best)
             covered = set(best.coverage.tolist()) & remaining
-            covered.add(seed)  # the seed's own clause covers it by construction
+            if not covered:
+                # a clause covering no positive left (minpos 0): without this the same
+                # search would repeat forever; the seed is set aside
+                covered = {seed}
+                uncovered += 1
+            # Only what the clause covers leaves, as in Aleph: the seed's bottom clause need
+            # not cover the seed under the background's evaluation (numbers/guess: seed p(3),
+            # clause p(A) :- gteq(A,9)); an uncovered seed stays and seeds a later search.
             remaining -= covered
         rules = rule_stats(task, ctx.backend, clauses, train)
         return TheoryModel(
