@@ -217,3 +217,28 @@ def test_number_as_clause_head(tmp_path: Path) -> None:
     write(tmp_path / "x.f", "p(a).\n")
     with pytest.raises(DataError, match=r"x\.b:2:1: 8 cannot be the head of a clause"):
         load_task(tmp_path / "x")
+
+
+def test_mode_2_declares_a_head_and_a_body_mode(tmp_path: Path) -> None:
+    # Aleph's mode(Recall, Template) is modeh(Recall, Template) plus modeb(Recall, Template)
+    # (gcws, recursion/mem and numbers/line of Aleph's examples are written with it).
+    write(
+        tmp_path / "x.b",
+        ":- mode(*, mem(+any, +list)).\n"
+        ":- mode(1, ((+list) = ([-any|-list]))).\n"
+        ":- determination(mem/2, mem/2).\n:- determination(mem/2, '='/2).\n",
+    )
+    write(tmp_path / "x.f", "mem(1, [1]).\n")
+    task = load_task(tmp_path / "x")
+    assert [str(m.to_term()) for m in task.bias.modeh] == [
+        "modeh(*,mem(+any,+list))",
+        "modeh(1,+list = [-any|-list])",
+    ]
+    assert [str(m.to_term()) for m in task.bias.modeb] == [
+        "modeb(*,mem(+any,+list))",
+        "modeb(1,+list = [-any|-list])",
+    ]
+    assert not task.directives
+    write(tmp_path / "x.b", ":- mode(zero, q(+t)).\n")
+    with pytest.raises(BiasError, match=r"x\.b:1:1: .*recall must be a positive integer"):
+        load_task(tmp_path / "x")

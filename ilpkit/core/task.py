@@ -259,9 +259,13 @@ class Task:
 
     @property
     def target(self) -> Indicator | None:
-        """The target predicate: the modeh predicate, else the examples' predicate."""
+        """The target predicate: the modeh predicate (of several, the examples' one: Aleph's
+        ``mode/2`` gives every moded predicate a head mode), else the examples' predicate."""
         if self.bias.modeh:
-            return self.bias.modeh[0].indicator
+            heads = [m.indicator for m in self.bias.modeh]
+            if self.examples.atoms and indicator(self.examples.atoms[0]) in heads:
+                return indicator(self.examples.atoms[0])
+            return heads[0]
         if self.examples.atoms:
             return indicator(self.examples.atoms[0])
         return None

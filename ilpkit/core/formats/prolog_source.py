@@ -366,6 +366,10 @@ class SourceLoader:
             self.bias.settings.set_term(key.value, args[1], loc)
         elif name in ("modeh", "modeb") and len(args) == 2:
             self.bias.add_mode(parse_mode(name, args[0], args[1], loc))  # type: ignore[arg-type]
+        elif name == "mode" and len(args) == 2:
+            # Aleph's mode(Recall, Template): the template may be the head and a body literal
+            self.bias.add_mode(parse_mode("modeh", args[0], args[1], loc))
+            self.bias.add_mode(parse_mode("modeb", args[0], args[1], loc))
         elif name == "determination" and len(args) == 2:
             self.bias.add_determination(args[0], args[1], loc)
         elif name == "abolish" and len(args) in (1, 2):
