@@ -22,9 +22,51 @@ by tests); the backend then keeps its numpy engine instead.
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any, Final
 
 import numpy as np
+
+
+def numba_cache_dir() -> str:
+    """Where numba keeps the compiled kernel: ``$ILPKIT_CACHE/numba`` (default
+    ``$XDG_CACHE_HOME/ilpkit/numba``, i.e. ``~/.cache/ilpkit/numba``), or ``NUMBA_CACHE_DIR``
+    when the user set it.
+
+    Why not numba's default, a ``__pycache__`` next to this file: in a ``pip install .`` that is
+    ``site-packages/ilpkit/...``, a folder pip does not own; replacing the install (e.g. by
+    ``pip install -e .``) leaves it behind, and it then shadows the new install as a namespace
+    package (``cannot import name '__version__' from 'ilpkit'``)."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return os.environ["NUMBA_CACHE_DIR"]
+    base = os.environ.get("ILPKIT_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+        "ilpkit",
+    )
+    return os.path.join(base, "numba")
+
+
+def _prepare_numba_cache() -> bool:
+    """Point numba's cache outside the package (before the kernel is decorated); False (no
+    on-disk cache, compile in each process) when that folder cannot be made."""
+    folder = numba_cache_dir()
+    try:
+        os.makedirs(folder, exist_ok=True)
+        if not os.access(folder, os.W_OK | os.X_OK):
+            return False
+    except OSError:
+        return False
+    os.environ["NUMBA_CACHE_DIR"] = folder  # also for worker processes
+    config = sys.modules.get("numba.core.config")
+    if config is not None and getattr(config, "CACHE_DIR", "") != folder:
+        config.reload_config()  # numba was imported before: read the variable again
+        if getattr(config, "CACHE_DIR", "") != folder:  # pragma: no cover - numba changed
+            return False
+    return True
+
+
+_CACHE = _prepare_numba_cache()
 
 try:  # numba is a dependency, but the backend must still work where it cannot be imported
     from numba import njit as _njit
@@ -63,7 +105,7 @@ NOT_A_NUMBER: Final = 2
 PAUSED: Final = 3
 
 
-@_njit(cache=True, nogil=True)
+@_njit(cache=_CACHE, nogil=True)
 def cover_rows(
     head_data: Any,
     head_arity: int,
