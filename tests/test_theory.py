@@ -30,6 +30,7 @@ def fit(
     scorer: str = "laplace",
     seed: int = 0,
     learner_name: str = "theory",
+    search_options: dict[str, object] | None = None,
     **learner: object,
 ) -> tuple[TheoryModel, NativeBackend]:
     manager = get_plugin_manager()
@@ -37,7 +38,7 @@ def fit(
     backend.load(task)
     ctx = LearnContext(
         backend=backend,
-        make_search=lambda: manager.make("search", search),
+        make_search=lambda: manager.make("search", search, search_options or {}),
         scorer=manager.make("scorer", scorer),
         settings=task.bias.settings,
         seed=seed,
@@ -328,3 +329,20 @@ def test_a_seed_its_clause_does_not_cover_stays_uncovered(tmp_path: Path) -> Non
     model, backend = fit(task, search="bf", scorer="coverage", learner_name="aleph")
     assert [str(c) for c in model.clauses()] == ["p(A) :- gteq(A,9).", "p(3).", "p(5).", "p(8)."]
     assert model.score(backend).tolist() == [1, 1, 1, 1, 1, 0, 0, 0, 0]
+
+
+def test_aleph_stops_a_search_once_its_best_clause_covers_every_positive() -> None:
+    # Aleph ends a search (explore false, evalfn not posonly/user) after the expansion in which
+    # its best clause came to cover all the positives: on trains classic Aleph 5 constructs 70
+    # clauses ("[total clauses constructed] [70]"), ilpkit once went on to 75.
+    task = load_task(bundled_path("trains"))
+    aleph = {"operator": "aleph"}  # what `ilpkit learn --learner aleph` asks of bf
+    model, _ = fit(task, search="bf", scorer="coverage", learner_name="aleph", search_options=aleph)
+    assert [str(c) for c in model.clauses()] == [
+        "eastbound(A) :- has_car(A,B), short(B), closed(B)."
+    ]
+    assert model.clauses_evaluated == 70
+    # explore=true searches on, as in Aleph
+    task.bias.settings.set_value("explore", True)
+    model, _ = fit(task, search="bf", scorer="coverage", learner_name="aleph", search_options=aleph)
+    assert model.clauses_evaluated > 70

@@ -115,6 +115,10 @@ class SearchContext:
     """Bottom-clause literals that add nothing to a clause's length (Aleph's operator does not
     count ``=`` literals: its ``clauselength`` and length-aware scores skip them)."""
     among: Coverage | None = None
+    stop_at_tp: float | None = None
+    """Aleph's early stop (its ``discontinue_search``, checked before each clause is made):
+    the top-down searches end as soon as the best clause covers this many positives (the
+    learner sets it to all its training positives); None: search on."""
     observers: list[Observer] = field(default_factory=list)
     evaluated: int = 0
     memo: bool = True
@@ -239,6 +243,12 @@ class SearchContext:
         if b is None:
             return True
         return (a.score, -len(a.body)) > (b.score, -len(b.body))
+
+    def done(self, best: Evaluated | None) -> bool:
+        """Whether ``best`` ends the search early: it covers ``stop_at_tp`` positives."""
+        return (
+            self.stop_at_tp is not None and best is not None and best.counts.tp >= self.stop_at_tp
+        )
 
     def acceptable(self, e: Evaluated) -> bool:
         return self.acceptance.ok(e.counts, e.score)

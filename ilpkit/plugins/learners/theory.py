@@ -87,6 +87,12 @@ class TheoryOptions(BaseModel):
         "declaration order) or 'aleph' (layer, then determination order, newest input terms "
         "first, as Aleph's sat/1); it decides which of equally good clauses is found first.",
     )
+    stop_when_all_covered: bool = Field(
+        default=False,
+        description="End a search as soon as its best clause covers every "
+        "training positive (Aleph's discontinue_search; not with explore or the posonly "
+        "scorer, as in Aleph).",
+    )
     min_tune_pos: int = Field(
         default=0,
         ge=0,
@@ -209,6 +215,13 @@ class TheoryLearner:
         searches = 0
         max_clauses = self.options.max_clauses
         tune_positives = _tune_positives(task, ctx, train, self.options.min_tune_pos)
+        stop_at_tp = None
+        if (
+            self.options.stop_when_all_covered
+            and not bool(settings["explore"])
+            and getattr(ctx.scorer, "name", "") != "posonly"
+        ):
+            stop_at_tp = float(task.examples.weights[positives].sum())
         while (
             remaining
             and (self.options.max_rules is None or len(clauses) < self.options.max_rules)
@@ -235,6 +248,7 @@ class TheoryLearner:
                 observers=list(ctx.observers),
                 tune_positives=tune_positives,
                 min_tune_pos=self.options.min_tune_pos,
+                stop_at_tp=stop_at_tp,
             )
             if self.options.beat_the_seed:
                 search_ctx.incumbent = seed_score(search_ctx, seed)
@@ -375,6 +389,11 @@ class AlephInduceOptions(TheoryOptions):
         default="aleph",
         description="Literal order of each seed's bottom clause: 'aleph' (layer, then "
         "determination order, newest input terms first, as Aleph's sat/1) or 'modes'.",
+    )
+    stop_when_all_covered: bool = Field(
+        default=True,
+        description="End a search as soon as its best clause covers every "
+        "training positive, as Aleph does unless explore is set or evalfn is posonly.",
     )
 
 

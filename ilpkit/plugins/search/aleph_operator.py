@@ -144,6 +144,8 @@ def run_aleph_operator(search: TopDown, ctx: SearchContext) -> Evaluated | None:
                 kept = keep(child)  # against the best before it, as Aleph's pos_ok
                 if beats(child):
                     best = child
+                    if ctx.done(best):
+                        return best  # Aleph checks before each clause (discontinue_search)
                 if kept:
                     path = (*node.path, k)
                     kid = _Node(waiting(child), path, node.bound | deps.outputs[k], made)

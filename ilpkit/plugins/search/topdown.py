@@ -155,6 +155,8 @@ class TopDown:
                     beats = best is not None or child.score > ctx.incumbent
                     if beats and ctx.acceptable(child) and ctx.better(child, best):
                         best = child
+                        if ctx.done(best):
+                            return best
                     if self._expandable(child, ctx):
                         self._push(open_list, child, next(tie))
                 self._trim(open_list)
