@@ -200,3 +200,27 @@ def test_builtin_backends_and_executors_declare_the_core_contracts(
     finally:
         local.close()
         processes.close()
+
+
+def test_alephs_tree_and_regression_evalfns_are_mapped_or_refused_with_a_reason(
+    manager: PluginManager, tmp_path: Path
+) -> None:
+    # set(evalfn, mse) is legal Aleph (regression trees): it loads, and a clause learner
+    # refuses it naming what ilpkit offers; entropy and gini (Aleph's classification trees)
+    # run --learner tilde, whose own split heuristic takes their place.
+    (tmp_path / "x.b").write_text(
+        ":- modeh(1, p(+t)).\n:- modeb(1, q(+t)).\n:- determination(p/1, q/1).\n"
+        ":- set(evalfn, mse).\nq(a).\n"
+    )
+    (tmp_path / "x.f").write_text("p(a).\n")
+    (tmp_path / "x.n").write_text("p(b).\n")
+    task = ilpkit.load_task(str(tmp_path / "x"))
+    assert task.bias.settings["evalfn"] == "mse"
+    with pytest.raises(ConfigError, match=r"evalfn=mse.*regression.*--scorer"):
+        resolve(run_config("x"), task, manager=manager)
+    for evalfn in ("entropy", "gini"):
+        task.bias.settings.set_value("evalfn", evalfn)
+        with pytest.raises(ConfigError, match=rf"evalfn={evalfn}.*--learner tilde"):
+            resolve(run_config("x"), task, manager=manager)
+        tilde = resolve(run_config("x", learner="tilde"), task, manager=manager)
+        assert tilde.learner.name == "tilde"

@@ -189,6 +189,7 @@ _EVALFNS: Final = (
     "entropy",
     "gini",
     "sd",
+    "mse",
     "wracc",
     "user",
     "precision",

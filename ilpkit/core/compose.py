@@ -69,6 +69,28 @@ EVALFN_SCORERS: Final[Mapping[str, str]] = {
 }
 """Aleph's ``evalfn`` setting -> ilpkit's scorer, used when no scorer is named."""
 
+TREE_EVALFNS: Final = frozenset({"entropy", "gini"})
+"""Aleph's evalfns of classification trees (``induce_tree``): ``--learner tilde`` runs them
+(its own split heuristic, information gain, in their place)."""
+
+EVALFN_REASONS: Final[Mapping[str, str]] = {
+    "entropy": "Aleph's split measure for classification trees (induce_tree); ilpkit's "
+    "trees are --learner tilde (information gain)",
+    "gini": "Aleph's split measure for classification trees (induce_tree); ilpkit's trees "
+    "are --learner tilde (information gain)",
+    "mse": "Aleph's measure for regression trees (tree_type regression); ilpkit learns no "
+    "regression trees or numeric targets (its trees, --learner tilde, classify)",
+    "sd": "Aleph's measure for regression trees (tree_type regression); ilpkit learns no "
+    "regression trees or numeric targets (its trees, --learner tilde, classify)",
+    "user": "Aleph's user-defined cost/3; ilpkit runs no cost/3 from the data (write a "
+    "scorer plugin: docs/plugins.md)",
+    "posonly": "Aleph's posonly scores with random examples generated from the types "
+    "(gsamplesize), which ilpkit does not generate; ilpkit's posonly scorer is another "
+    "formula over unlabeled examples",
+    "pbayes": "Aleph's pseudo-Bayes conditional probability, which ilpkit does not implement",
+}
+"""Why an Aleph ``evalfn`` has no ilpkit scorer, for the error that asks for ``--scorer``."""
+
 SEARCH_PLUGINS: Final[Mapping[str, str]] = {
     "bf": "bf",
     "heuristic": "topdown",
@@ -222,13 +244,26 @@ def learner_capabilities(
     return capabilities_of(manager.make("learner", name, options))
 
 
-def data_default(kind: str, task: Task) -> str:
-    """The search or scorer the data's Aleph settings ask for (``search``, ``evalfn``)."""
+def data_default(kind: str, task: Task, learner: str | None = None) -> str:
+    """The search or scorer the data's Aleph settings ask for (``search``, ``evalfn``).
+
+    ``evalfn=entropy``/``gini`` (Aleph's trees) need no scorer for ``learner`` ``tilde``,
+    which runs its own split heuristic (``coverage`` is named, and not used)."""
     setting, table = _SETTING[kind]
     value = str(task.bias.settings[setting])
     if value not in table:
+        if kind == "scorer" and value in TREE_EVALFNS and learner == "tilde":
+            return "coverage"
+        why = f" ({EVALFN_REASONS[value]})" if kind == "scorer" and value in EVALFN_REASONS else ""
         raise ConfigError(
-            f"the data sets {setting}={value}, which ilpkit has no {kind} for; pass --{kind} NAME"
+            f"the data sets {setting}={value}{why}, which ilpkit has no {kind} for; pass "
+            f"--{kind} NAME"
+            + (
+                " (coverage, laplace, mestimate, ...: `ilpkit plugins` lists them)"
+                if kind == "scorer"
+                else ""
+            )
+            + (" or --learner tilde" if kind == "scorer" and value in TREE_EVALFNS else "")
         )
     return table[value]
 
@@ -279,7 +314,7 @@ def resolve(
         if prescribed is not None:
             name = prescribed
         elif task is not None:
-            name = data_default(kind, task)
+            name = data_default(kind, task, learner.name)
         else:
             raise ConfigError(
                 f"{where}: {kind} is auto and learner {learner.name!r} prescribes none; "
