@@ -244,6 +244,13 @@ def learner_capabilities(
     return capabilities_of(manager.make("learner", name, options))
 
 
+def _data_default_or_none(kind: str, task: Task, learner: str) -> str | None:
+    try:
+        return data_default(kind, task, learner)
+    except ConfigError:
+        return None
+
+
 def data_default(kind: str, task: Task, learner: str | None = None) -> str:
     """The search or scorer the data's Aleph settings ask for (``search``, ``evalfn``).
 
@@ -280,8 +287,10 @@ def resolve(
     A search or scorer left ``auto`` becomes the learner's prescribed one, else the data's
     (``task``'s settings; needed only then). A learner that declares ``takes_search=False``
     (``takes_scorer=False``) refuses any other search (scorer) than its own, and options for
-    it, with a :class:`ConfigError` naming the choice. The learner's ``search_defaults`` fill
-    the search options the user left unset, where the search has them.
+    it, with a :class:`ConfigError` naming the choice; where it prescribes none, the data's
+    default (what resolving records for it) is taken as unset. The learner's
+    ``search_defaults`` fill the search options the user left unset, where the search has
+    them.
     """
     manager = manager or get_plugin_manager()
     resolve_plugins(config, manager, where=where)
@@ -294,6 +303,17 @@ def resolve(
     ):
         kind_: PluginKind = "search" if kind == "search" else "scorer"
         choice = config.plugin(kind_)
+        if (
+            not takes
+            and prescribed is None
+            and task is not None
+            and choice.name != AUTO
+            and not choice.options
+            and choice.name == _data_default_or_none(kind, task, learner.name)
+        ):
+            # what resolving put there itself (the data's default, given to the context but
+            # never run): a run's config.toml read back by --resume or ``ilpkit run``
+            choice = PluginChoice(name=AUTO)
         if not takes and choice.name not in (AUTO, prescribed):
             own = f"its own {kind} ({prescribed})" if prescribed else f"no {kind}"
             raise ConfigError(
