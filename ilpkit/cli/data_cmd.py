@@ -86,11 +86,18 @@ def check(
 def _check_bias(task: Any, seed_example: int | None, max_bottom: int) -> None:
     """Print the warnings of :mod:`ilpkit.core.bias_check` (and one seed's bottom size)."""
     from ilpkit.cli.common import open_backend
-    from ilpkit.core.bias_check import bias_warnings, bottom_size_warning
+    from ilpkit.core.bias_check import (
+        bias_warnings,
+        bottom_size_warning,
+        unused_settings_warning,
+    )
     from ilpkit.core.errors import ConfigError
 
     for item in bias_warnings(task):
         typer.echo(f"warning: {item}", err=True)
+    unused = unused_settings_warning(task)
+    if unused is not None:
+        typer.echo(f"warning: {unused}", err=True)
     if seed_example is None:
         return
     if not 0 <= seed_example < len(task.examples):

@@ -13,6 +13,10 @@ Two shapes of mode declarations make learning silently useless (issue 20):
 :func:`bias_warnings` finds both from the modes alone; :func:`bottom_size_warning` measures
 one seed's bottom clause.  ``ilpkit data check`` prints them, and ``learn``/``cv`` print the
 mode warnings before they start (through :func:`reporting_bias`).
+
+:func:`unused_settings` lists the Aleph settings the data sets that ilpkit knows (they load
+and are range-checked) but no part of ilpkit reads: they change nothing, and ``data check``,
+``learn`` and ``cv`` say so once (issue 30).
 """
 
 from __future__ import annotations
@@ -111,7 +115,62 @@ def bottom_size_warning(
     )
 
 
+UNUSED_SETTINGS: frozenset[str] = frozenset(
+    {
+        # search and evaluation
+        "minposfrac", "depth", "m", "openlist", "lookahead", "mingain", "moves", "tries",
+        "rls_type", "rrr_cutoff", "max_restarts", "refine", "newvars", "language", "splitvars",
+        "resample", "samplesize", "subsample", "subsamplesize", "uniform_sample", "good",
+        "goodfile", "gsamplesize", "typeoverlap", "confidence", "condition", "proof_strategy",
+        "prooftime", "searchtime", "lazy_on_contradiction", "lazy_on_cost", "lazy_negs",
+        "updateback", "skolemvars", "construct_bottom", "check_useless", "optimise_clauses",
+        "permute_bottom", "store_bottom", "nreduce_bottom", "caching", "threads",
+        # features and trees
+        "max_features", "tree_type", "classes", "prune_tree", "dependent",
+        # interaction and output
+        "interactive", "verbosity", "print", "record", "recordfile", "portray_examples",
+        "portray_hypothesis", "portray_literals", "portray_search",
+    }
+)  # fmt: skip
+"""Aleph settings ilpkit knows but never reads (``m`` and ``openlist`` are the options
+``scorer.m`` and ``search.openlist``; ``depth`` and ``prooftime`` are ``backend.step_limit``
+and ``backend.timeout``)."""
+
+
+def unused_settings(
+    task: Task, *, takes_search: bool = True, takes_scorer: bool = True
+) -> list[str]:
+    """The settings ``task`` sets that change nothing: those ilpkit never reads, and
+    ``search``/``evalfn`` for a learner that runs its own search/scorer."""
+    unused = set(UNUSED_SETTINGS)
+    if not takes_search:
+        unused.add("search")
+    if not takes_scorer:
+        unused.add("evalfn")
+    return sorted(name for name in task.bias.settings.explicit if name in unused)
+
+
+def unused_settings_warning(task: Task, learner: str | None = None) -> str | None:
+    """``set but not used by learner X: ...`` (``by ilpkit`` without a learner), or None."""
+    takes_search = takes_scorer = True
+    if learner is not None:
+        from ilpkit.core.compose import learner_capabilities
+
+        caps = learner_capabilities(learner)
+        takes_search, takes_scorer = caps.takes_search, caps.takes_scorer
+    names = unused_settings(task, takes_search=takes_search, takes_scorer=takes_scorer)
+    if not names:
+        return None
+    who = f"learner {learner}" if learner is not None else "ilpkit"
+    return (
+        f"set but not used by {who}: {', '.join(names)} (Aleph settings ilpkit does not act "
+        "on; see docs/aleph-compatibility.md)"
+    )
+
+
 _HOOKS: list[Callable[[list[str]], None]] = []
+_SAID: list[set[str]] = []
+"""What each active hook was already told (a run opening its task again says nothing new)."""
 
 
 @contextmanager
@@ -119,10 +178,12 @@ def reporting_bias(hook: Callable[[list[str]], None]) -> Iterator[None]:
     """While active, :func:`notify` (called when a run opens its task) passes the bias
     warnings of every task opened in this process to ``hook``."""
     _HOOKS.append(hook)
+    _SAID.append(set())
     try:
         yield
     finally:
         _HOOKS.remove(hook)
+        _SAID.pop()
 
 
 def report(messages: list[str]) -> None:
@@ -132,10 +193,17 @@ def report(messages: list[str]) -> None:
         _HOOKS[-1](messages)
 
 
-def notify(task: Task) -> None:
-    """Tell the active :func:`reporting_bias` hook about ``task``'s bias warnings."""
+def notify(task: Task, learner: str | None = None) -> None:
+    """Tell the active :func:`reporting_bias` hook about ``task``'s bias warnings and the
+    settings ``learner`` does not use, each once."""
     if not _HOOKS:
         return
     warnings = bias_warnings(task)
+    unused = unused_settings_warning(task, learner)
+    if unused is not None:
+        warnings.append(unused)
+    said = _SAID[-1]
+    warnings = [w for w in warnings if w not in said]
+    said.update(warnings)
     if warnings:
         _HOOKS[-1](warnings)

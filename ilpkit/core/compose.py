@@ -406,7 +406,8 @@ def open_task(config: RunConfig) -> Task:
             task.bias.settings.set_value(key, value)
         except BiasError as exc:
             raise ConfigError(f"settings.{key}={value!r}: {exc}") from None
-    bias_check.notify(task)  # learn/cv print bias that cannot work before they start
+    # learn/cv print bias that cannot work, and settings that change nothing, first
+    bias_check.notify(task, config.learner.name)
     return task
 
 

@@ -1,0 +1,61 @@
+"""Aleph data as an Aleph user brings it (issue 30): settings ilpkit knows but does not use are
+reported, not silently ignored."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from ilpkit.cli.main import app
+from ilpkit.core.bias_check import UNUSED_SETTINGS, unused_settings
+from ilpkit.core.formats import load_task
+
+runner = CliRunner()
+
+
+def _data(tmp_path: Path) -> Path:
+    (tmp_path / "x.b").write_text(
+        ":- modeh(1, p(+t)).\n:- modeb(1, q(+t)).\n:- determination(p/1, q/1).\n"
+        ":- set(refine, auto).\n:- set(portray_literals, true).\n:- set(nodes, 100).\n"
+        ":- set(evalfn, coverage).\nq(a).\nq(b).\n"
+    )
+    (tmp_path / "x.f").write_text("p(a).\np(b).\n")
+    (tmp_path / "x.n").write_text("p(c).\n")
+    return tmp_path / "x"
+
+
+def test_settings_ilpkit_never_reads_are_listed_when_set(tmp_path: Path) -> None:
+    task = load_task(_data(tmp_path))
+    assert unused_settings(task) == ["portray_literals", "refine"]
+    # a learner that runs its own scorer does not read evalfn either
+    assert unused_settings(task, takes_scorer=False) == ["evalfn", "portray_literals", "refine"]
+
+
+def test_learn_and_data_check_say_once_which_settings_go_unused(tmp_path: Path) -> None:
+    path = str(_data(tmp_path))
+    result = runner.invoke(app, ["data", "check", path])
+    assert result.exit_code == 0, result.output
+    assert "set but not used by ilpkit: portray_literals, refine" in result.output
+    result = runner.invoke(app, ["learn", path, "--learner", "aleph", "-q"])
+    assert result.exit_code == 0, result.output
+    said = re.findall(r"set but not used by learner aleph: portray_literals, refine", result.output)
+    assert len(said) == 1, result.output
+
+
+def test_the_unused_list_names_no_setting_ilpkit_reads() -> None:
+    # a setting wired into ilpkit later must leave UNUSED_SETTINGS: no line naming settings
+    # quotes one of them
+    root = Path(__file__).resolve().parent.parent / "ilpkit"
+    for name in sorted(UNUSED_SETTINGS):
+        found = subprocess.run(
+            ["grep", "-rlE", f"setting.*[\"']{name}[\"']", str(root), "--include=*.py"],
+            capture_output=True,
+            text=True,
+        ).stdout.split()
+        readers = [
+            f for f in found if not f.endswith(("core/bias.py", "bias_check.py", "confine.py"))
+        ]
+        assert not readers, (name, readers)
