@@ -59,3 +59,26 @@ def test_the_unused_list_names_no_setting_ilpkit_reads() -> None:
             f for f in found if not f.endswith(("core/bias.py", "bias_check.py", "confine.py"))
         ]
         assert not readers, (name, readers)
+
+
+def test_relative_dataset_paths_dot_and_dotdot(tmp_path: Path, monkeypatch: object) -> None:
+    import pytest
+
+    from ilpkit.datasets import resolve_data_path
+
+    assert isinstance(monkeypatch, pytest.MonkeyPatch)
+    data = tmp_path / "data"
+    data.mkdir()
+    _data(data)
+    (data / "sub").mkdir()
+    monkeypatch.chdir(data)
+    assert load_task(".").name == "x"
+    assert load_task(resolve_data_path(".")).name == "x"
+    for args in (["data", "check", "."], ["learn", ".", "-q"]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, result.output
+        assert "empty name" not in result.output
+    monkeypatch.chdir(data / "sub")
+    assert load_task("..").name == "x"
+    result = runner.invoke(app, ["data", "check", ".."])
+    assert result.exit_code == 0, result.output

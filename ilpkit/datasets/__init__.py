@@ -27,9 +27,21 @@ def bundled_path(name: str) -> Path:
     return ROOT / name
 
 
-def resolve_data_path(text: str) -> Path:
-    """A path as given, or the folder of a bundled dataset when nothing exists at the path."""
+def plain_path(text: str | Path) -> Path:
+    """``text`` as a path with a name: one ending in ``.`` or ``..`` (``ilpkit learn .`` in a
+    data folder) made absolute, without resolving links; any other path as given."""
+    import os
+
     path = Path(text)
+    if path.name in ("", ".."):
+        return Path(os.path.abspath(path))
+    return path
+
+
+def resolve_data_path(text: str) -> Path:
+    """A path as given, or the folder of a bundled dataset when nothing exists at the path;
+    ``.``, ``..`` (and paths ending in them) become the absolute folder they name."""
+    path = plain_path(text)
     if path.exists() or path.with_name(path.name + ".b").is_file():
         return path
     if text in BUNDLED:

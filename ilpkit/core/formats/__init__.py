@@ -116,8 +116,9 @@ def load_task(
     """
     from ilpkit.core.formats.confine import check_settings, data_folder
     from ilpkit.core.formats.prolog_source import STRICT
+    from ilpkit.datasets import plain_path
 
-    p = Path(path)
+    p = path = plain_path(path)
     token = STRICT.set(strict)
     try:
         with data_folder(p, trusted=trust_data):
