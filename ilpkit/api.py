@@ -70,6 +70,7 @@ def cv(
     learner: str = "theory",
     search: str | None = None,
     scorer: str | None = None,
+    combiner: str | None = None,
     backend: str = "native",
     executor: str = "local",
     parallel: str = "auto",
@@ -91,7 +92,8 @@ def cv(
 
     ``settings`` override the data's Aleph settings; ``options`` maps a plugin kind
     (``"learner"``, ``"search"``, ``"scorer"``, ``"backend"``, ``"executor"``) to that
-    plugin's options. ``search``/``scorer`` left ``None``: the learner's, else the data's.
+    plugin's options. ``search``/``scorer`` left ``None``: the learner's, else the data's;
+    ``combiner`` left ``None``: the learner's own combination.
     """
     from ilpkit.core.compose import run_config
 
@@ -100,6 +102,7 @@ def cv(
         learner=learner,
         search=search,
         scorer=scorer,
+        combiner=combiner,
         backend=backend,
         executor=executor,
         options=options,
@@ -128,6 +131,7 @@ def learn(
     learner: str = "theory",
     search: str | None = None,
     scorer: str | None = None,
+    combiner: str | None = None,
     backend: str = "native",
     executor: str | None = None,
     settings: Mapping[str, Any] | None = None,
@@ -148,6 +152,8 @@ def learn(
 
     ``search``/``scorer`` left ``None``: the learner's prescribed ones, else the data's
     ``search``/``evalfn`` settings; a learner with its own search refuses another.
+    ``combiner`` (a combiner plugin) combines a pool learner's clauses (gleaner,
+    aleph-ensemble, single-theory, static-rf, pool) instead of its own combination.
     ``settings`` override the data's Aleph settings, ``options`` maps a plugin kind to that
     plugin's options. ``executor`` (``processes``, ``dask``) runs the learner's members
     (Gleaner seeds, ensemble theories) there; it needs ``data`` as a path, from which the
@@ -190,6 +196,7 @@ def learn(
             learner=learner,
             search=search,
             scorer=scorer,
+            combiner=combiner,
             backend=backend,
             executor="local",
             options=options,
@@ -207,6 +214,7 @@ def learn(
             learner=learner,
             search=search,
             scorer=scorer,
+            combiner=combiner,
             backend=backend,
             executor=executor or "local",
             options=options,
@@ -255,6 +263,7 @@ def learn(
                 "engine": produced_by,
                 "search": config.search.name,
                 "scorer": config.scorer.name,
+                **({"combiner": config.combiner.name} if config.combiner.name != "auto" else {}),
                 "settings": {k: _plain(v) for k, v in task.bias.settings.items()},
                 "limits_exceeded": limits_exceeded(engine),
                 "goals_dropped": goals_dropped(engine),

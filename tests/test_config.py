@@ -53,12 +53,14 @@ def test_minimal_file_gets_the_defaults(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, '[data]\npath = "data/uwcse"\n'))
     assert config.data == DataConfig(path=tmp_path / "data" / "uwcse")
     assert config.data.format == DataFormat.AUTO
-    # search and scorer: auto (the learner's prescribed ones, else the data's settings)
+    # search and scorer: auto (the learner's prescribed ones, else the data's settings);
+    # combiner: auto (the learner's own combination)
     assert [config.plugin(k).name for k in RUN_KINDS] == [
         "native",
         "auto",
         "auto",
         "theory",
+        "auto",
         "local",
     ]
     assert config.learner.options == {}
@@ -110,7 +112,7 @@ def test_unknown_key_is_an_error_with_a_suggestion(tmp_path: Path) -> None:
     path = write(tmp_path, 'bakcend = "swi"\n[data]\npath = "d"\n')
     message = config_error(path)
     assert message.startswith(f"{path}: bakcend: unknown key; did you mean 'backend'?")
-    keys = "data, backend, search, scorer, learner, executor, seed, settings, cv, output"
+    keys = "data, backend, search, scorer, learner, combiner, executor, seed, settings, cv, output"
     assert f"(valid keys: {keys})" in message
 
 
@@ -317,8 +319,8 @@ def test_resolve_plugins_validates_each_choice(tmp_path: Path, manager: PluginMa
     resolved = resolve_plugins(config, manager)
     assert resolved["learner"] == TheoryOptions(max_rules=3)  # the real theory learner
     assert resolved["executor"] == LocalOptions(check_pickle=True)
-    # search and scorer are auto here: ilpkit.core.compose.resolve names and checks them
-    assert set(resolved) == set(RUN_KINDS) - {"search", "scorer"}
+    # search, scorer and combiner are auto here: ilpkit.core.compose.resolve names them
+    assert set(resolved) == set(RUN_KINDS) - {"search", "scorer", "combiner"}
 
 
 def test_resolve_plugins_reports_every_problem(tmp_path: Path, manager: PluginManager) -> None:

@@ -25,7 +25,7 @@ from ilpkit.core.config import DataFormat, RunConfig, apply_overrides, load_conf
 from ilpkit.core.errors import ConfigError
 from ilpkit.core.outpaths import check_output_dir
 
-SECTIONS = ("", "data", "backend", "search", "scorer", "learner", "executor")
+SECTIONS = ("", "data", "backend", "search", "scorer", "learner", "combiner", "executor")
 
 
 class UnitProgress:
@@ -100,6 +100,15 @@ def cv(
         str | None,
         typer.Option(help="Scorer plugin (default: the learner's own, else the data's evalfn)."),
     ] = None,
+    combiner: Annotated[
+        str | None,
+        typer.Option(
+            "--combiner",
+            help="Combiner plugin for a pool learner's clauses (gleaner, aleph-ensemble, "
+            "single-theory, static-rf, pool): vote, weighted, gleaner, rankboost, svm, forest, "
+            "logistic (default: the learner's own combination).",
+        ),
+    ] = None,
     backend: Annotated[str, typer.Option("--backend", "-b", help="Backend plugin.")] = "native",
     executor: Annotated[
         str, typer.Option(help="Executor plugin: local, processes or dask.")
@@ -162,13 +171,29 @@ def cv(
     """Cross-validate a learner: every fold (and repeat) is a unit of work; the run directory
     gets config.toml, per-unit results and models, results.json, report.md and plots.
     ``--set KEY=VALUE`` overrides Aleph settings; ``--set learner.KEY=VALUE`` (search.,
-    scorer., backend., executor.) sets plugin options."""
+    scorer., combiner., backend., executor.) sets plugin options."""
 
     def from_options() -> RunConfig:
         return _config_from_options(
-            path, learner, search, scorer, backend, executor, folds, tune_folds, repeats,
-            curve, sets, seed, fmt, stem, parallel, pu_label_frequency, pu_labelings,
-        )  # fmt: skip
+            path,
+            learner=learner,
+            search=search,
+            scorer=scorer,
+            combiner=combiner,
+            backend=backend,
+            executor=executor,
+            folds=folds,
+            tune_folds=tune_folds,
+            repeats=repeats,
+            curve=curve,
+            sets=sets,
+            seed=seed,
+            fmt=fmt,
+            stem=stem,
+            parallel=parallel,
+            pu_label_frequency=pu_label_frequency,
+            pu_labelings=pu_labelings,
+        )
 
     if resume is not None:
         from ilpkit.core.runs import RunDirectory, check_recorded_trust, trusts_data, without_trust
@@ -247,6 +272,7 @@ def report(
 
 def _config_from_options(
     path: str | None,
+    *,
     learner: str,
     search: str | None,
     scorer: str | None,
@@ -263,6 +289,7 @@ def _config_from_options(
     parallel: str = "auto",
     pu_label_frequency: float | None = None,
     pu_labelings: int | None = None,
+    combiner: str | None = None,
 ) -> RunConfig:
     from ilpkit.core.compose import run_config
 
@@ -281,6 +308,7 @@ def _config_from_options(
         learner=learner,
         search=search,
         scorer=scorer,
+        combiner=combiner,
         backend=backend,
         executor=executor,
         options=options,

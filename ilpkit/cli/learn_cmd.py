@@ -32,7 +32,7 @@ from ilpkit.core.learner import Recorded, Rule, SelfExplaining, load_model
 from ilpkit.core.outpaths import check_output_file
 from ilpkit.core.search import Evaluated
 
-SECTIONS: Final = ("", "data", "backend", "search", "scorer", "learner", "executor")
+SECTIONS: Final = ("", "data", "backend", "search", "scorer", "learner", "combiner", "executor")
 
 
 def _duration(seconds: float) -> str:
@@ -144,6 +144,15 @@ def learn(
             "--scorer", help="Scorer plugin (default: the learner's own, else the data's evalfn)."
         ),
     ] = None,
+    combiner: Annotated[
+        str | None,
+        typer.Option(
+            "--combiner",
+            help="Combiner plugin for a pool learner's clauses (gleaner, aleph-ensemble, "
+            "single-theory, static-rf, pool): vote, weighted, gleaner, rankboost, svm, forest, "
+            "logistic (default: the learner's own combination).",
+        ),
+    ] = None,
     backend: BackendOpt = "native",
     sets: SetOpt = None,
     seed: Annotated[int, typer.Option(help="Random seed (same seed, same model).")] = 0,
@@ -170,7 +179,7 @@ def learn(
 ) -> None:
     """Learn a model. ``--set KEY=VALUE`` overrides the data's Aleph settings
     (clauselength, nodes, i, minpos, ...); ``--set learner.KEY=VALUE`` (and search., scorer.,
-    backend., executor.) sets plugin options."""
+    combiner., backend., executor.) sets plugin options."""
     from ilpkit.api import learn as learn_model
 
     if out is not None:
@@ -187,6 +196,7 @@ def learn(
             learner=learner,
             search=search,
             scorer=scorer,
+            combiner=combiner,
             backend=backend,
             executor=executor,
             settings=settings,

@@ -107,7 +107,9 @@ _SETTING: Final[Mapping[str, tuple[str, Mapping[str, str]]]] = {
 
 def _choice(kind: str) -> Any:
     return Field(
-        default_factory=lambda: PluginChoice(name=AUTO if kind in _SETTING else _DEFAULTS[kind]),
+        default_factory=lambda: PluginChoice(
+            name=AUTO if kind in (*_SETTING, "combiner") else _DEFAULTS[kind]
+        ),
         description=f"The {kind} plugin and its options.",
     )
 
@@ -129,6 +131,7 @@ class Choices(BaseModel):
     search: PluginChoice = _choice("search")
     scorer: PluginChoice = _choice("scorer")
     learner: PluginChoice = _choice("learner")
+    combiner: PluginChoice = _choice("combiner")
     executor: PluginChoice = _choice("executor")
     seed: int = Field(default=0, description="Seed of every random choice.")
     settings: dict[str, Any] = Field(
@@ -159,9 +162,11 @@ def plugin_sections(
     options: Mapping[str, Mapping[str, Any]] | None,
     trust_data: bool = False,
     where: str = "options",
+    combiner: str | None = None,
 ) -> dict[str, dict[str, Any]]:
     """The plugin sections of a run (``{"learner": {"name": ..., "options": ...}, ...}``);
-    ``None`` for search or scorer means ``auto``; ``trust_data`` sets the backend's."""
+    ``None`` for search, scorer or combiner means ``auto``; ``trust_data`` sets the
+    backend's."""
     opts = dict(options or {})
     unknown = set(opts) - set(RUN_KINDS)
     if unknown:
@@ -172,6 +177,7 @@ def plugin_sections(
         "learner": learner,
         "search": search or AUTO,
         "scorer": scorer or AUTO,
+        "combiner": combiner or AUTO,
         "backend": backend,
         "executor": executor,
     }
@@ -199,6 +205,7 @@ def run_config(
     trust_data: bool = False,
     cv: Mapping[str, Any] | None = None,
     where: str = "options",
+    combiner: str | None = None,
 ) -> RunConfig:
     """A checked :class:`RunConfig` from keyword choices (what the API and CLI take);
     ``options["data"]`` holds further data options (``--set data.strict=true``)."""
@@ -217,6 +224,7 @@ def run_config(
             options=options,
             trust_data=trust_data,
             where=where,
+            combiner=combiner,
         ),
         "seed": seed,
         "settings": dict(settings or {}),
@@ -349,6 +357,31 @@ def resolve(
         if kind == "search":
             options = _with_search_defaults(manager, name, options, caps)
         update[kind] = PluginChoice(name=name, options=options)
+    combiner = config.plugin("combiner")
+    if combiner.name != AUTO and not caps.takes_combiner:
+        pool_learners = ", ".join(
+            name
+            for name in manager.names("learner")
+            if learner_capabilities(name, None, manager).takes_combiner
+        )
+        raise ConfigError(
+            f"{where}: learner {learner.name!r} makes no clause pool for a combiner (its "
+            f"model is its own: a theory, boosted rounds or trees, whose clauses depend on "
+            f"how they are combined) and cannot take combiner {combiner.name!r}; leave the "
+            f"combiner unset, or use a pool learner: {pool_learners}"
+        )
+    if combiner.name == AUTO and caps.default_combiner is not None:
+        try:
+            manager.validate_options("combiner", caps.default_combiner, combiner.options)
+        except ConfigError as err:
+            lines = [f"{where}: combiner.options: {line}" for line in str(err).splitlines()]
+            raise ConfigError("\n".join(lines)) from None
+        update["combiner"] = PluginChoice(name=caps.default_combiner, options=combiner.options)
+    elif combiner.name == AUTO and combiner.options:
+        raise ConfigError(
+            f"{where}: combiner options ({', '.join(sorted(combiner.options))}) need a "
+            "combiner: pass --combiner NAME"
+        )
     if not update:
         return config
     return cast(C, config.model_copy(update=update))
@@ -468,6 +501,7 @@ def make_context(
     if search.name == AUTO or config.scorer.name == AUTO:
         raise ConfigError("internal: make_context needs a resolved config (call resolve)")
     recipe = config if executor is not None and isinstance(config, RunConfig) else None
+    combiner = config.plugin("combiner")
     return LearnContext(
         backend=backend,
         make_search=lambda: manager.make("search", search.name, dict(search.options)),
@@ -481,6 +515,9 @@ def make_context(
         executor=executor if recipe is not None else None,
         recipe=recipe,
         on_progress=on_progress,
+        combiner=None
+        if combiner.name == AUTO
+        else manager.make("combiner", combiner.name, dict(combiner.options)),
     )
 
 

@@ -63,13 +63,21 @@ __all__ = [
     "resolve_plugins",
 ]
 
-RUN_KINDS: Final[tuple[PluginKind, ...]] = ("backend", "search", "scorer", "learner", "executor")
+RUN_KINDS: Final[tuple[PluginKind, ...]] = (
+    "backend",
+    "search",
+    "scorer",
+    "learner",
+    "combiner",
+    "executor",
+)
 """The plugin kinds a run chooses (each a :class:`RunConfig` field); a dataset's format is
 chosen by ``data.format``."""
 
 AUTO: Final = "auto"
-"""The search or scorer left to the learner's prescription, else the data's settings
-(resolved by :func:`ilpkit.core.compose.resolve`)."""
+"""The search or scorer left to the learner's prescription, else the data's settings; the
+combiner left to the learner (its own combination, or its ``default_combiner``).  Resolved
+by :func:`ilpkit.core.compose.resolve`."""
 
 _TOML_POSITION: Final = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 
@@ -230,6 +238,7 @@ class RunConfig(BaseModel):
     search: PluginChoice = _plugin_field("search", AUTO)
     scorer: PluginChoice = _plugin_field("scorer", AUTO)
     learner: PluginChoice = _plugin_field("learner", "theory")
+    combiner: PluginChoice = _plugin_field("combiner", AUTO)
     executor: PluginChoice = _plugin_field("executor", "local")
     seed: int = Field(default=0, description="Seed of every random choice: same seed, same model.")
     settings: dict[str, Any] = Field(
@@ -494,7 +503,7 @@ def resolve_plugins(
     lines: list[str] = []
     for kind in RUN_KINDS:
         choice = config.plugin(kind)
-        if choice.name == AUTO and kind in ("search", "scorer"):
+        if choice.name == AUTO and kind in ("search", "scorer", "combiner"):
             continue
         try:
             resolved[kind] = manager.validate_options(kind, choice.name, choice.options)

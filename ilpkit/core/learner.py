@@ -173,6 +173,14 @@ class LearnerCapabilities:
     search_defaults: Mapping[str, Any] = field(default_factory=dict)
     """Options the learner's method asks of its search, used where the user set none and
     the search has them (Aleph's induce: ``operator="aleph"``)."""
+    takes_combiner: bool = False
+    """It produces a pool of clauses that any combiner plugin may combine (``--combiner``):
+    with a combiner named, ``fit`` returns :func:`ilpkit.core.combiner.fit_pool`'s model.
+    A learner whose clause generation depends on its own combination (boosting, trees)
+    leaves this False and a named combiner is refused."""
+    default_combiner: str | None = None
+    """The combiner used where the user named none (None: the learner's own combination,
+    the published method's)."""
     quick_options: Mapping[str, Any] = field(default_factory=dict)
     """Options for a small, fast fit (few seeds, members or rounds), used by
     :func:`ilpkit.testing.check_learner`."""
@@ -298,6 +306,9 @@ class LearnContext:
     recipe: Any = None
     """A :class:`~ilpkit.core.config.RunConfig` from which a worker process rebuilds the task
     and backend; units go to ``executor`` only when it is set."""
+    combiner: Any = None
+    """The run's combiner (:class:`ilpkit.core.combiner.Combiner`), or None: the learner
+    combines its clauses its own way (the published method)."""
     on_progress: Callable[[int, int, str], None] | None = None
     """``on_progress(done, total, what)`` after each of a learner's steps (Gleaner seeds,
     ensemble theories, boosting rounds: ``what`` names them), for progress bars."""
@@ -411,6 +422,10 @@ def load_model(path: str | Path) -> Model:
         raise DataError(f"{p}: not an ilpkit model (no 'learner' key)")
     if data.get("format_version", 1) > MODEL_FORMAT_VERSION:
         raise DataError(f"{p}: model format {data['format_version']} is newer than this ilpkit")
+    if "combiner" in data:  # a pool combined by a combiner plugin, whatever the learner
+        from ilpkit.core.combiner import pool_model_from_json
+
+        return pool_model_from_json(data)
     from ilpkit.core.plugins import get_plugin_manager
 
     learner = get_plugin_manager().make("learner", str(data["learner"]), {})

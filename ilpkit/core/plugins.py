@@ -78,7 +78,9 @@ BUILTIN_MODULE: Final = "ilpkit.plugins.builtin"
 DISABLE_AUTOLOAD_ENV: Final = "ILPKIT_DISABLE_PLUGIN_AUTOLOAD"
 """Set this environment variable (to anything but ``""``/``0``) to skip third-party plugins."""
 
-PluginKind = Literal["backend", "search", "scorer", "learner", "executor", "format", "kernel"]
+PluginKind = Literal[
+    "backend", "search", "scorer", "learner", "combiner", "executor", "format", "kernel"
+]
 KINDS: Final[tuple[PluginKind, ...]] = get_args(PluginKind)
 
 KIND_CONTRACTS: Final[Mapping[PluginKind, str]] = {
@@ -86,6 +88,8 @@ KIND_CONTRACTS: Final[Mapping[PluginKind, str]] = {
     "search": "a SearchStrategy yielding evaluated clauses from a SearchContext",
     "scorer": "a Scorer turning coverage counts into a score",
     "learner": "a Learner whose fit(task, ctx) returns a Model",
+    "combiner": "a Combiner (ilpkit.core.combiner): fit(pool, seed=...) returns a Combination "
+    "(score/predict/clause_weights/to_json of a coverage matrix); combination_from_json",
     "executor": "an Executor (ilpkit.core.executor): map(fn, units) in order, close(), and "
     "in_process (whether units run in the calling process)",
     "format": "a DatasetFormat (ilpkit.core.formats): detect(path), load(path, stem), write",

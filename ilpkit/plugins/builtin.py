@@ -12,6 +12,7 @@ from typing import Any
 
 from ilpkit.core.plugins import PluginSpec, hookimpl
 from ilpkit.plugins.backends import native, subprocess, swi
+from ilpkit.plugins.combiners import SPECS as COMBINER_SPECS
 from ilpkit.plugins.executors import dask_cluster, local, processes
 from ilpkit.plugins.formats import SPECS as FORMAT_SPECS
 from ilpkit.plugins.learners import (
@@ -19,6 +20,7 @@ from ilpkit.plugins.learners import (
     ensembles,
     gleaner,
     gleanersrl,
+    pool,
     r4f,
     single_theory,
     static_rf,
@@ -57,4 +59,6 @@ def ilpkit_register_plugins() -> list[PluginSpec[Any]]:
         *gleanersrl.KERNEL_SPECS,
         r4f.SPEC,
         static_rf.SPEC,
+        pool.SPEC,
+        *COMBINER_SPECS,
     ]

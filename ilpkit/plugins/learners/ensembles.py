@@ -192,6 +192,7 @@ class AlephEnsembleLearner:
     name = "aleph-ensemble"
     capabilities = LearnerCapabilities(
         has_members=True,
+        takes_combiner=True,
         # tiny check data: its rules cover too few positives for the paper's two
         quick_options={"theories": 2, "min_tune_pos": 1},
     )
@@ -203,7 +204,7 @@ class AlephEnsembleLearner:
     def model_from_json(self, data: dict[str, Any]) -> AlephEnsembleModel:
         return AlephEnsembleModel.from_json(data)
 
-    def fit(self, task: Task, ctx: LearnContext) -> AlephEnsembleModel:
+    def fit(self, task: Task, ctx: LearnContext) -> Any:
         train = ctx.train(task).tolist()
         tune = None if ctx.tune_ids is None else [int(i) for i in ctx.tune_ids]
         members = ctx.run_members(
@@ -216,6 +217,18 @@ class AlephEnsembleLearner:
                 TheoryModel.from_json,
             ),
         )
+        if ctx.combiner is not None:  # the theories' rules, one member per theory
+            from ilpkit.core.combiner import fit_pool
+
+            return fit_pool(
+                self.name,
+                task,
+                ctx,
+                [c for m in members for c in m.clauses()],
+                [k for k, m in enumerate(members) for _ in m.clauses()],
+                "theory",
+                clauses_evaluated=sum(m.clauses_evaluated for m in members),
+            )
         return AlephEnsembleModel(members, {"seed": ctx.seed})
 
 

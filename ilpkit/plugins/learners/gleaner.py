@@ -550,6 +550,7 @@ class GleanerLearner:
         default_scorer="pr",
         has_members=True,
         uses_tune=True,
+        takes_combiner=True,
         quick_options={"seeds": 2, "clauses_per_seed": 20},
     )
     """Seeds are independent members that ``ctx.executor`` may run (cv.parallel)."""
@@ -560,7 +561,7 @@ class GleanerLearner:
     def model_from_json(self, data: dict[str, Any]) -> GleanerModel:
         return GleanerModel.from_json(data)
 
-    def fit(self, task: Task, ctx: LearnContext) -> GleanerModel:
+    def fit(self, task: Task, ctx: LearnContext) -> Any:
         train = ctx.train(task)
         if not np.any(task.examples.labels[train] == POS):
             raise ValueError(f"{task.name}: no positive training example for Gleaner's seeds")
@@ -582,6 +583,19 @@ class GleanerLearner:
             target=task.target_name,
             info={"seed": ctx.seed, "tune_is_train": tune is train},
         )
+        if ctx.combiner is not None:  # stage 1's pool, one member per recall bin
+            from ilpkit.core.combiner import fit_pool
+
+            bins = model.bin_clauses()
+            return fit_pool(
+                self.name,
+                task,
+                ctx,
+                [c for b in sorted(bins) for c in bins[b]],
+                [b for b in sorted(bins) for _ in bins[b]],
+                "bin",
+                clauses_evaluated=model.clauses_evaluated,
+            )
         model.fit_stage2(ctx.backend, task.examples.labels)
         kept = list(dict.fromkeys(c for cs in model.bin_clauses().values() for c in cs))
         model.train_counts = {

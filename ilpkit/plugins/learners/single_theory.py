@@ -229,6 +229,7 @@ class SingleTheoryLearner:
     name = "single-theory"
     capabilities = LearnerCapabilities(
         uses_tune=True,
+        takes_combiner=True,
         # tiny check data: its rules cover too few positives for the paper's two
         quick_options={"min_tune_pos": 1},
     )
@@ -239,11 +240,25 @@ class SingleTheoryLearner:
     def model_from_json(self, data: dict[str, Any]) -> SingleTheoryModel:
         return SingleTheoryModel.from_json(data)
 
-    def fit(self, task: Task, ctx: LearnContext) -> SingleTheoryModel:
+    def fit(self, task: Task, ctx: LearnContext) -> Any:
         theory_options = TheoryOptions(
             max_rules=self.options.max_rules, min_tune_pos=self.options.min_tune_pos
         )
         theory = TheoryLearner(theory_options).fit(task, ctx)
+        if ctx.combiner is not None:  # the theory's rules, one member (the theory)
+            from ilpkit.core.combiner import fit_pool
+
+            rules = theory.clauses()
+            return fit_pool(
+                self.name,
+                task,
+                ctx,
+                rules,
+                [0] * len(rules),
+                "theory",
+                clauses_evaluated=theory.clauses_evaluated,
+                info=dict(theory.info),
+            )
         tune = ctx.tune_ids if ctx.tune_ids is not None and len(ctx.tune_ids) else ctx.train(task)
         labels = task.examples.labels[tune]
         weights = task.examples.weights[tune]

@@ -77,6 +77,7 @@ class StaticRFLearner:
     capabilities: ClassVar[LearnerCapabilities] = LearnerCapabilities(
         takes_search=False,  # its own random relational rules
         takes_scorer=False,
+        takes_combiner=True,
         quick_options={"rules": 30, "trees": 5},
     )
 
@@ -86,7 +87,7 @@ class StaticRFLearner:
     def model_from_json(self, data: dict[str, Any]) -> ForestModel:
         return ForestModel.from_json(data)
 
-    def fit(self, task: Task, ctx: LearnContext) -> ForestModel:
+    def fit(self, task: Task, ctx: LearnContext) -> Any:
         from sklearn.ensemble import RandomForestClassifier
 
         opts = self.options
@@ -98,6 +99,18 @@ class StaticRFLearner:
         for k in range(opts.rules):
             rules.append(generator.next())
             ctx.progress(k + 1, opts.rules, "rules")
+        if ctx.combiner is not None:  # the random rules, each a member of its own
+            from ilpkit.core.combiner import fit_pool
+
+            return fit_pool(
+                self.name,
+                task,
+                ctx,
+                [r.clause for r in rules],
+                list(range(len(rules))),
+                "rule",
+                clauses_evaluated=generator.clauses,
+            )
         x: npt.NDArray[np.bool_] = coverage_matrix([r.coverage[-1] for r in rules], train)
         forest = RandomForestClassifier(
             n_estimators=opts.trees,

@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -141,7 +142,8 @@ class GleanerSRLLearner:
         path = self._cache_path(task, ctx, gleaner.options)
         if path is not None and path.exists():
             return GleanerModel.from_json(json.loads(path.read_text(encoding="utf-8")))
-        model = gleaner.fit(task, ctx)
+        model = gleaner.fit(task, replace(ctx, combiner=None))  # stage 1: Gleaner's own model
+        assert isinstance(model, GleanerModel)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(f".{os.getpid()}.tmp")

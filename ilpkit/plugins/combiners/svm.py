@@ -1,0 +1,188 @@
+"""``svm``: GleanerSRL's stages 3-4 over any pool: a kernel SVM and isotonic calibration.
+
+The clauses are Boolean features (GleanerSRL's ``features="boolean"``).  For each C of
+``c_grid`` an SVM with the chosen kernel plugin (dot, precision, recall, both-pos, info)
+trains on the training examples; the C and probability floor with the lowest leave-one-out
+mean cross entropy on the tune examples (the training examples without a tune set) are kept,
+and the SVM's decision values on the tune examples are calibrated by isotonic regression,
+clipped to [prob_min, 1 - prob_min].  Every step is GleanerSRL's own code
+(:mod:`ilpkit.plugins.learners.gleanersrl`); on Gleaner's pool with Boolean features this is
+GleanerSRL.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import BaseModel, ConfigDict, Field
+
+from ilpkit.core.calibration import Isotonic, isotonic_fit
+from ilpkit.core.combiner import ClausePool
+from ilpkit.core.errors import ConfigError
+from ilpkit.core.plugins import PluginSpec, get_plugin_manager
+from ilpkit.plugins.learners.gleanersrl.kernels import FeatureStats, Kernel
+from ilpkit.plugins.learners.gleanersrl.learner import C_GRID, PROB_MIN_GRID, GleanerSRLLearner
+from ilpkit.plugins.learners.gleanersrl.svm import SVMScore, fit_svm
+
+
+class SvmOptions(BaseModel):
+    """Kernel, the tuning grids and the solver's limits (GleanerSRL's defaults)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kernel: str = Field(
+        default="dot", description="A kernel plugin: dot, precision, recall, both-pos, info."
+    )
+    c_grid: list[float] = Field(
+        default=list(C_GRID), min_length=1, description="SVM complexities C tried on the tune set."
+    )
+    prob_min_grid: list[float] = Field(
+        default=list(PROB_MIN_GRID),
+        min_length=1,
+        description="Probability floors tried by leave-one-out on the tune set.",
+    )
+    class_weight: Literal["none", "balanced"] = Field(
+        default="none", description="SVM class weights: none (as the paper) or balanced."
+    )
+    max_kernel_examples: int = Field(
+        default=4000, ge=2, description="Precomputed-kernel SVMs train on at most this many."
+    )
+    svm_max_iter: int = Field(
+        default=100_000, ge=1, description="Iterations after which an SVM fit stops."
+    )
+
+
+class SvmCombination:
+    def __init__(
+        self,
+        kernel: str,
+        stats: FeatureStats,
+        svm: SVMScore,
+        isotonic: Isotonic,
+        prob_min: float,
+        tuning: list[dict[str, float]],
+    ) -> None:
+        self.kernel_name = kernel
+        self.stats = stats
+        self.svm = svm
+        self.isotonic = isotonic
+        self.prob_min = prob_min
+        self.tuning = tuning
+
+    def kernel(self) -> Kernel:
+        kernel: Kernel = get_plugin_manager().make("kernel", self.kernel_name, {})
+        return kernel
+
+    def decision(self, matrix: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
+        if matrix.shape[1] == 0:
+            return np.full(matrix.shape[0], self.svm.intercept)
+        return self.svm.decision(matrix.astype(np.float64), self.kernel(), self.stats)
+
+    def predict_proba(self, matrix: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
+        p = self.isotonic(self.decision(matrix))
+        return np.asarray(np.clip(p, self.prob_min, 1.0 - self.prob_min), dtype=np.float64)
+
+    def score(self, matrix: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
+        return self.predict_proba(matrix)
+
+    def predict(self, matrix: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+        return np.asarray(self.predict_proba(matrix) >= 0.5, dtype=bool)
+
+    def clause_weights(self) -> npt.NDArray[np.float64]:
+        """Each clause's weight in the SVM's linear form (zeros for the dual-form info
+        kernel, which has none)."""
+        k = len(self.stats.tp)
+        if self.svm.weights is None or k == 0:
+            return np.zeros(k)
+        phi = self.kernel().feature_map(np.eye(k), self.stats)
+        if phi is None:
+            return np.zeros(k)
+        return np.asarray(phi @ self.svm.weights, dtype=np.float64).ravel()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kernel": self.kernel_name,
+            "stats": self.stats.to_json(),
+            "svm": self.svm.to_json(),
+            "isotonic": {
+                "thresholds": self.isotonic.thresholds.tolist(),
+                "values": self.isotonic.values.tolist(),
+            },
+            "prob_min": self.prob_min,
+            "tuning": self.tuning,
+        }
+
+
+class SvmCombiner:
+    name = "svm"
+
+    def __init__(self, options: SvmOptions | None = None) -> None:
+        self.options = options if options is not None else SvmOptions()
+
+    def fit(self, pool: ClausePool, *, seed: int = 0) -> SvmCombination:
+        o = self.options
+        kernel: Kernel = get_plugin_manager().make("kernel", o.kernel, {})
+        x_train = pool.fit_matrix.astype(np.float64)
+        positive = pool.fit_labels
+        if not 0 < positive.sum() < len(positive):
+            raise ConfigError("combiner svm: the training set needs positive and negative examples")
+        stats = FeatureStats.measure(x_train, positive)
+        x_tune, y_tune, _ = pool.held_out()
+        floors = tuple(o.prob_min_grid)
+        best: tuple[float, int] | None = None
+        chosen: tuple[SVMScore, npt.NDArray[np.float64], float] | None = None
+        tuning = []
+        for k, C in enumerate(o.c_grid):
+            if x_train.shape[1] == 0:
+                svm = SVMScore(float(C), 0.0, weights=np.zeros(0))
+            else:
+                svm, _notes = fit_svm(
+                    x_train,
+                    positive,
+                    kernel,
+                    stats,
+                    C,
+                    seed=seed % (2**31),
+                    class_weight=None if o.class_weight == "none" else o.class_weight,
+                    max_kernel_examples=o.max_kernel_examples,
+                    max_iter=o.svm_max_iter,
+                )
+            s = (
+                np.full(len(y_tune), svm.intercept)
+                if x_train.shape[1] == 0
+                else svm.decision(x_tune.astype(np.float64), kernel, stats)
+            )
+            floor, mce = GleanerSRLLearner.tune_floor(s, y_tune, floors)
+            tuning.append({"C": float(C), "prob_min": floor, "mce": mce})
+            if best is None or (mce, k) < best:
+                best = (mce, k)
+                chosen = (svm, s, floor)
+        assert chosen is not None
+        svm, s_tune, prob_min = chosen
+        return SvmCombination(o.kernel, stats, svm, isotonic_fit(s_tune, y_tune), prob_min, tuning)
+
+    def combination_from_json(self, data: dict[str, Any]) -> SvmCombination:
+        stats = FeatureStats.from_json(data["stats"])
+        iso = data["isotonic"]
+        return SvmCombination(
+            str(data["kernel"]),
+            stats,
+            SVMScore.from_json(data["svm"], len(stats.tp)),
+            Isotonic(
+                np.asarray(iso["thresholds"], dtype=np.float64),
+                np.asarray(iso["values"], dtype=np.float64),
+            ),
+            float(data["prob_min"]),
+            list(data.get("tuning", [])),
+        )
+
+
+SPEC = PluginSpec(
+    kind="combiner",
+    name="svm",
+    factory=SvmCombiner,
+    options=SvmOptions,
+    doc="GleanerSRL's kernel SVM over the clauses, calibrated by isotonic regression.",
+)
