@@ -21,6 +21,10 @@ with a small clause budget) and says what broke in its message:
 * ``native_swi``: the same model on the native and the swi backend (skipped without SWI);
 * ``refuses_bad_options``: a misspelt option, and a search/scorer the learner declares it
   cannot take, are refused with a :class:`~ilpkit.core.errors.ConfigError` naming them.
+
+The other plugin kinds have suites of their own (:mod:`ilpkit.contracts`), re-exported here:
+``check_backend``, ``check_search``, ``check_scorer``, ``check_combiner``, ``check_format``
+and ``plugin_checks(kind, name)`` for one pytest test per check.
 """
 
 from __future__ import annotations
@@ -32,12 +36,33 @@ from typing import Any
 
 import numpy as np
 
+from ilpkit.contracts import (
+    PluginCheck,
+    check_backend,
+    check_combiner,
+    check_format,
+    check_scorer,
+    check_search,
+    plugin_checks,
+)
 from ilpkit.core.errors import ConfigError
 from ilpkit.core.learner import Learner, LearnerCapabilities, Model, capabilities_of
 from ilpkit.core.plugins import PluginManager, get_plugin_manager
 from ilpkit.core.task import Task
 
-__all__ = ["CheckSkipped", "LearnerCheck", "check_learner", "learner_checks"]
+__all__ = [
+    "CheckSkipped",
+    "LearnerCheck",
+    "PluginCheck",
+    "check_backend",
+    "check_combiner",
+    "check_format",
+    "check_learner",
+    "check_scorer",
+    "check_search",
+    "learner_checks",
+    "plugin_checks",
+]
 
 DATA = "trains"
 SETTINGS: Mapping[str, Any] = {"nodes": 20}
