@@ -44,7 +44,8 @@ class ILPEstimator:
     """Learner + search + scorer + backend, fitted on a task.
 
     ``search``/``scorer`` left ``None`` are the learner's prescribed ones, else the data's
-    Aleph settings (as ``ilpkit learn``); the run is composed by :mod:`ilpkit.core.compose`.
+    Aleph settings (as ``ilpkit learn``); ``combiner`` combines a pool learner's clauses
+    (``--combiner``); the run is composed by :mod:`ilpkit.core.compose`.
     """
 
     def __init__(
@@ -60,6 +61,8 @@ class ILPEstimator:
         backend_options: dict[str, Any] | None = None,
         seed: int = 0,
         task: Task | str | None = None,
+        combiner: str | None = None,
+        combiner_options: dict[str, Any] | None = None,
     ) -> None:
         self.learner = learner
         self.search = search
@@ -72,6 +75,8 @@ class ILPEstimator:
         self.backend_options = backend_options
         self.seed = seed
         self.task = task
+        self.combiner = combiner
+        self.combiner_options = combiner_options
 
     # -- scikit-learn parameter protocol -------------------------------------------------------
     @classmethod
@@ -218,12 +223,14 @@ class ILPEstimator:
             learner=self.learner,
             search=self.search,
             scorer=self.scorer,
+            combiner=self.combiner,
             backend=self.backend,
             executor="local",
             options={
                 "learner": self.learner_options or {},
                 "search": self.search_options or {},
                 "scorer": self.scorer_options or {},
+                "combiner": self.combiner_options or {},
                 "backend": self.backend_options or {},
             },
             where="ILPEstimator",

@@ -295,3 +295,25 @@ def test_pool_learner_defaults_to_vote(tmp_path: Path) -> None:
     assert isinstance(model, PoolModel) and model.combiner == "vote"
     save_model(model, tmp_path / "m.json")
     assert scores(load_model(tmp_path / "m.json")) == scores(model)
+
+
+def test_the_estimator_takes_a_combiner() -> None:
+    from ilpkit.core.formats import load_task
+    from ilpkit.datasets import resolve_data_path
+    from ilpkit.estimator import ILPEstimator
+
+    task = load_task(resolve_data_path("trains"))
+    est = ILPEstimator(
+        learner="gleaner",
+        learner_options=POOL_LEARNERS["gleaner"],
+        combiner="logistic",
+        combiner_options={"C": 0.5},
+    ).fit(task)
+    api = ilpkit.learn(
+        "trains",
+        learner="gleaner",
+        combiner="logistic",
+        options={"learner": POOL_LEARNERS["gleaner"], "combiner": {"C": 0.5}},
+    )
+    assert est.get_params()["combiner"] == "logistic"
+    assert np.allclose(est.decision_function(task.examples.ids), scores(api)[0])
