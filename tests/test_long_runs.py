@@ -141,7 +141,8 @@ def test_random_rule_forests_plan_their_rules_not_a_search_per_positive() -> Non
     assert _plan(task, "static-rf", StaticRFLearner()) == (1_000, None)  # 1,000 full rules
     big = planned_clauses(task, "r4f", {"trees": 500, "mrc": 50_000, "max_rules": 10**6}, 125, 188)
     assert big == 10**6 * 5
-    warning = large_search_warning(task, big, 125, "r4f", {"trees": 500, "max_rules": 10**6})
+    full = {"trees": 500, "mrc": 50_000, "max_rules": 10**6}  # as the API passes them
+    warning = large_search_warning(task, big, 125, "r4f", full)
     assert warning is not None and "max_rules=1,000,000" in warning and "nodes" not in warning
 
 

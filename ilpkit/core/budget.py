@@ -10,7 +10,8 @@ loop, Section "The basic algorithm" of the Aleph manual; boosting: one search pe
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from dataclasses import dataclass
+from typing import Any, Final, Protocol, runtime_checkable
 
 from ilpkit.core.task import Task
 
@@ -18,30 +19,43 @@ LARGE_SEARCH: Final = 2_000_000
 """Warn when a run may evaluate more clauses than this (hours on the native backend)."""
 
 
-def _int_option(options: Mapping[str, Any], name: str) -> int | None:
+@dataclass(frozen=True)
+class OwnPlan:
+    """A learner's own bound on the clauses it evaluates, and the options that set it (named
+    in the warning before a very large run)."""
+
+    clauses: int
+    shown: Mapping[str, Any]
+
+
+@runtime_checkable
+class PlansItsOwn(Protocol):
+    """A learner class that bounds its own run (the random-rule forests: the rules they draw,
+    not searches): ``plan(options, task, training)`` with ``training`` labelled training
+    examples, or None where it cannot tell."""
+
+    @staticmethod
+    def plan(options: Mapping[str, Any], task: Task, training: int) -> OwnPlan | None: ...
+
+
+def own_plan(learner: str, options: Mapping[str, Any], task: Task, training: int) -> OwnPlan | None:
+    """Learner ``learner``'s own plan (None: it searches, and Aleph's bound applies)."""
+    from ilpkit.core.errors import PluginError
+    from ilpkit.core.plugins import get_plugin_manager
+
+    try:
+        factory = get_plugin_manager().get("learner", learner).factory
+    except PluginError:
+        return None
+    if isinstance(factory, PlansItsOwn):
+        return factory.plan(options, task, training)
+    return None
+
+
+def int_option(options: Mapping[str, Any], name: str) -> int | None:
+    """An integer option's value, None when unset or not a number."""
     value = options.get(name)
     return int(value) if isinstance(value, (int, float)) and value is not None else None
-
-
-def planned_rules(learner: str, options: Mapping[str, Any], training: int) -> int | None:
-    """The non-trivial random rules ``learner`` draws on ``training`` labelled training
-    examples, at most; None for a learner that searches instead.
-
-    ``r4f`` runs no search per seed: its cost is the rules it generates, about n + s (R4F,
-    eq. 1: n trees, s the rules one tree needs), where s is at most (t - 1) x MRC (eq. 2, t the
-    training examples), and ``max_rules`` caps the stream.  ``static-rf`` draws ``rules``.
-    Trivial rules (covering none or all) are drawn again and come on top of both.
-    """
-    if learner == "static-rf":
-        return _int_option(options, "rules")
-    if learner == "r4f":
-        trees, mrc = _int_option(options, "trees"), _int_option(options, "mrc")
-        if trees is None or mrc is None:
-            return None
-        bound = trees + max(training - 1, 0) * mrc
-        cap = _int_option(options, "max_rules")
-        return bound if cap is None else min(bound, cap)
-    return None
 
 
 def planned_clauses(
@@ -53,18 +67,16 @@ def planned_clauses(
 ) -> int:
     """An upper bound on the clauses ``learner`` evaluates on ``task`` with ``positives``
     training positives among ``training`` labelled training examples (``options``: the
-    learner's options, defaults included).  Random-rule forests: :func:`planned_rules` times
-    the clauses per rule (R4F: every prefix, up to ``clauselength - 1``)."""
+    learner's options, defaults included): the learner's own plan where it has one
+    (:class:`PlansItsOwn`), else from its options and Aleph's ``nodes``."""
     nodes = int(task.bias.settings["nodes"])
 
     def opt(name: str) -> int | None:
-        return _int_option(options, name)
+        return int_option(options, name)
 
-    rules = planned_rules(learner, options, positives if training is None else training)
-    if rules is not None:
-        if learner != "r4f":
-            return rules  # static-rf: the full rule only
-        return rules * max((opt("clauselength") or int(task.bias.settings["clauselength"])) - 1, 1)
+    own = own_plan(learner, options, task, positives if training is None else training)
+    if own is not None:
+        return own.clauses
     seeds, per_seed = opt("seeds"), opt("clauses_per_seed")
     if seeds is not None and per_seed is not None:
         return seeds * per_seed
@@ -92,13 +104,13 @@ def large_search_warning(
     if planned <= LARGE_SEARCH:
         return None
     settings = task.bias.settings
-    if learner in ("r4f", "static-rf") and options is not None:
+    own = None if options is None else own_plan(learner, options, task, positives)
+    if own is not None and options is not None:
         named = ", ".join(
-            f"{k}={options[k]:,}" for k in ("trees", "mrc", "max_rules", "rules") if k in options
+            f"{k}={v:,}" if isinstance(v, int) else f"{k}={v}" for k, v in own.shown.items()
         )
         return (
-            f"these settings allow up to {planned:,} clauses ({learner}: {named}, "
-            f"clauselength={options.get('clauselength') or settings['clauselength']}): that can "
+            f"these settings allow up to {planned:,} clauses ({learner}: {named}): that can "
             "take hours or days. Lower them (e.g. --set learner.max_rules=2000) or bound the "
             "run with --time-limit SECONDS"
         )

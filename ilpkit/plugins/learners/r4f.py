@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 from pydantic import ConfigDict, Field
 
+from ilpkit.core.budget import OwnPlan, int_option
 from ilpkit.core.learner import LearnContext, LearnerCapabilities
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.task import POS, Task
@@ -74,6 +75,22 @@ class R4FLearner:
         takes_scorer=False,
         quick_options={"trees": 5, "mrc": 5, "max_rules": 40},
     )
+
+    @staticmethod
+    def plan(options: Mapping[str, Any], task: Task, training: int) -> OwnPlan | None:
+        """R4F runs no search per seed: its cost is the rules it draws, about n + s (R4F,
+        eq. 1: n trees, s the rules one tree needs), s at most (t - 1) x MRC (eq. 2, t the
+        training examples), capped by ``max_rules``; each rule costs its prefixes, up to
+        ``clauselength - 1`` clauses.  Trivial rules drawn again come on top."""
+        trees, mrc = int_option(options, "trees"), int_option(options, "mrc")
+        if trees is None or mrc is None:
+            return None
+        rules = trees + max(training - 1, 0) * mrc
+        cap = int_option(options, "max_rules")
+        rules = rules if cap is None else min(rules, cap)
+        length = int_option(options, "clauselength") or int(task.bias.settings["clauselength"])
+        shown = {k: options[k] for k in ("trees", "mrc", "max_rules") if options.get(k)}
+        return OwnPlan(rules * max(length - 1, 1), {**shown, "clauselength": length})
 
     def __init__(self, options: R4FOptions | None = None) -> None:
         self.options = options if options is not None else R4FOptions()

@@ -14,12 +14,14 @@ probabilities scikit-learn's ``predict_proba`` gives.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 from pydantic import ConfigDict, Field
 
+from ilpkit.core.budget import OwnPlan, int_option
 from ilpkit.core.features import coverage_matrix
 from ilpkit.core.learner import LearnContext, LearnerCapabilities
 from ilpkit.core.plugins import PluginSpec
@@ -80,6 +82,12 @@ class StaticRFLearner:
         takes_combiner=True,
         quick_options={"rules": 30, "trees": 5},
     )
+
+    @staticmethod
+    def plan(options: Mapping[str, Any], task: Task, training: int) -> OwnPlan | None:
+        """The ``rules`` full rules it draws (no prefixes); trivial ones come on top."""
+        rules = int_option(options, "rules")
+        return None if rules is None else OwnPlan(rules, {"rules": rules})
 
     def __init__(self, options: StaticRFOptions | None = None) -> None:
         self.options = options if options is not None else StaticRFOptions()
