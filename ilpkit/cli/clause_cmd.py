@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Annotated
 
@@ -21,6 +22,7 @@ from ilpkit.cli.common import (
     open_backend,
     split_sets,
 )
+from ilpkit.core.compose import with_settings
 from ilpkit.core.config import DataFormat
 from ilpkit.core.errors import DataError
 from ilpkit.core.literal_graph import check_graph_path, literal_network, write_graph
@@ -58,15 +60,18 @@ def saturate(
     ] = None,
     trust_data: TrustOpt = False,
 ) -> None:
-    """Print the bottom clause of a seed example."""
+    """Print the bottom clause of a seed example. ``--set KEY=VALUE`` overrides the data's
+    Aleph settings (i, clauselength, ...) as for learn; ``--set backend.KEY=VALUE`` sets a
+    backend option."""
     if graph is not None:
         check_graph_path(graph)
     task = load(path, fmt, stem, trust_data=trust_data)
-    options = split_sets(sets, ("backend",))
+    options = split_sets(sets, ("", "backend"))
+    task = with_settings(task, options.pop(""), where="--set")
     seed: Term | int
-    if example.isdigit():
+    if re.fullmatch(r"[+-]?\d+", example.strip()):
         seed = int(example)
-        if seed >= len(task.examples):
+        if not 0 <= seed < len(task.examples):
             raise DataError(
                 f"--example {seed}: {task.name} has {len(task.examples)} examples "
                 f"(ids 0..{len(task.examples) - 1})"
@@ -109,9 +114,12 @@ def coverage(
     ] = False,
     trust_data: TrustOpt = False,
 ) -> None:
-    """Print how many positive and negative examples a clause covers."""
+    """Print how many positive and negative examples a clause covers. ``--set KEY=VALUE``
+    overrides the data's Aleph settings as for learn; ``--set backend.KEY=VALUE`` sets a
+    backend option."""
     task = load(path, fmt, stem, trust_data=trust_data)
-    options = split_sets(sets, ("backend",))
+    options = split_sets(sets, ("", "backend"))
+    task = with_settings(task, options.pop(""), where="--set")
     parsed = Clause.from_term(_parse(clause, "--clause"))
     check_clause(task, parsed)
     with open_backend(backend, options["backend"], task, trust_data=trust_data) as engine:

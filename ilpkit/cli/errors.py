@@ -3,7 +3,9 @@
 An :class:`~ilpkit.core.errors.IlpkitError` (bad data, bad options, unknown plugin, ...) is
 printed to stderr as its message -- ``error: `` before the first line, the other lines (for
 instance ``file:line:col: message``) as they are -- and the process exits with code 2, never
-with a traceback. Ctrl-C prints one line (``interrupted``, or what was saved and how to
+with a traceback. A file-system error (``OSError``: a name too long, a full disk, a path
+that cannot be written) is the user's environment, not a bug: ``error: PATH: reason``, exit 2.
+Ctrl-C prints one line (``interrupted``, or what was saved and how to
 resume) and exits with 130, whatever the command; SIGTERM and SIGHUP likewise, with 143 and
 129; a second signal ends the process at once (see :mod:`ilpkit.core.lifecycle`). Any other
 exception is a bug in ilpkit or a plugin and keeps its traceback.
@@ -53,6 +55,21 @@ class IlpkitGroup(TyperGroup):
             except KeyboardInterrupt as exc:
                 typer.echo("interrupted", err=True)
                 raise typer.Exit(lifecycle.exit_code(exc)) from None
+            except BrokenPipeError:
+                raise
+            except OSError as err:
+                report_error(IlpkitError(os_error_text(err)))
+                raise typer.Exit(EXIT_USER_ERROR) from None
+
+
+def os_error_text(err: OSError) -> str:
+    """``PATH: reason`` for a file-system error (the path shortened if very long)."""
+    reason = err.strerror or str(err)
+    name = err.filename if err.filename is not None else ""
+    shown = str(name)
+    if len(shown) > 120:
+        shown = shown[:60] + "..." + shown[-40:]
+    return f"{shown}: {reason}" if shown else reason
 
 
 # Metavars a person reads in --help, instead of typer's ``<str>``/``{path}`` placeholders.

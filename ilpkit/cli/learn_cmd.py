@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import sys
 import time
@@ -29,7 +30,7 @@ from ilpkit.cli.tables import fit_table
 from ilpkit.core.bias_check import reporting_bias
 from ilpkit.core.config import DataFormat
 from ilpkit.core.learner import Recorded, Rule, SelfExplaining, load_model
-from ilpkit.core.outpaths import check_output_file
+from ilpkit.core.outpaths import check_output_file, write_output
 from ilpkit.core.search import Evaluated
 
 SECTIONS: Final = ("", "data", "backend", "search", "scorer", "learner", "combiner", "executor")
@@ -278,10 +279,11 @@ def predict(
     )
     rows = result.rows()
     if out is not None:
-        with open(out, "w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(["id", "example", "label", "fold", "score"])
-            writer.writerows(rows)
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        writer.writerow(["id", "example", "label", "fold", "score"])
+        writer.writerows(rows)
+        write_output(out, buffer.getvalue(), what="the scores", suffix=".csv")
     else:
         writer = csv.writer(sys.stdout)
         writer.writerow(["id", "example", "label", "fold", "score"])

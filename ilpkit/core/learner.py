@@ -405,8 +405,12 @@ def matches(
 
 
 def save_model(model: Model, path: str | Path) -> None:
+    """Write ``model`` as JSON; where ``path`` cannot be written the model is kept elsewhere
+    and :class:`~ilpkit.core.outpaths.OutputWriteError` says where."""
+    from ilpkit.core.outpaths import write_output
+
     data = model.to_json()
-    Path(path).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    write_output(path, json.dumps(data, indent=2) + "\n", what="the model", suffix=".json")
 
 
 def load_model(path: str | Path) -> Model:

@@ -7,6 +7,7 @@ result lost. These checks run first and raise :class:`OutputPathError` naming th
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -61,3 +62,61 @@ def _check_parent(p: Path, parent: Path, option: str) -> None:
         raise OutputPathError(f"{option} {p}: {parent} is a file, not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise OutputPathError(f"{option} {p}: the directory {parent} is not writable")
+
+
+class OutputWriteError(ConfigError):
+    """An output could not be written (full disk, a path the system refuses); the message
+    says where the output was kept instead."""
+
+
+def write_output(path: str | Path, text: str, *, what: str, suffix: str) -> Path:
+    """Write ``text`` (``what``: "the model", "the scores") to ``path``; returns ``path``.
+
+    Why: a full disk or a path the system refuses (``/dev/full``, ``/proc/...``) used to end
+    in a traceback with the result of minutes of work lost. When the write fails the text is
+    kept in ``~/.cache/ilpkit/unsaved`` (``$ILPKIT_CACHE/unsaved``), else the temporary or
+    current folder, and :class:`OutputWriteError` names both places."""
+    p = Path(path)
+    try:
+        with open(p, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        kept = keep_elsewhere(p, text, suffix)
+        if kept is None:
+            raise OutputWriteError(
+                f"{p}: cannot write {what} ({reason}), and no other folder took it either "
+                "(disk full?)"
+            ) from None
+        raise OutputWriteError(
+            f"{p}: cannot write {what} ({reason}); it is kept in {kept}"
+        ) from None
+    return p
+
+
+def keep_elsewhere(p: Path, text: str, suffix: str) -> Path | None:
+    """``text`` written to a new file in the first folder that takes it (None: none did)."""
+    import tempfile
+    import time
+
+    base = os.environ.get("ILPKIT_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+        "ilpkit",
+    )
+    stem = (p.stem or "output")[:60]
+    name = f"{stem}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}{suffix}"
+    for folder in (Path(base) / "unsaved", Path(tempfile.gettempdir()), Path.cwd()):
+        target = folder / name
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            handle = open(target, "x", encoding="utf-8", newline="")  # noqa: SIM115
+        except OSError:
+            continue
+        try:
+            with handle:
+                handle.write(text)
+            return target
+        except OSError:  # created here but not written (full too): leave no stub
+            with contextlib.suppress(OSError):
+                target.unlink()
+    return None

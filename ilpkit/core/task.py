@@ -361,6 +361,10 @@ def stratified_folds(task: Task, k: int, seed: int = 0) -> Task:
     if k < 2:
         raise DataError(f"stratified folds need k >= 2, got {k}")
     ex = task.examples
+    if len(ex.positives) < k:  # before any arithmetic with k (a huge k overflows numpy)
+        raise DataError(
+            f"{task.name}: {len(ex.positives)} positive examples cannot fill {k} stratified folds"
+        )
     folds = np.full(len(ex), -1, dtype=np.int32)
     rng = np.random.default_rng(seed)
     # A repeated atom goes to the fold of its first occurrence: in two folds it would be

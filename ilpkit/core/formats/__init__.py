@@ -119,6 +119,11 @@ def load_task(
     from ilpkit.datasets import plain_path
 
     p = path = plain_path(path)
+    if not p.name:  # "/": no format can name a task after it, and no data lives there
+        raise DataError(
+            f"{p}: the root folder is not a dataset; give a data folder or file stem "
+            "(`ilpkit datasets list` shows the bundled ones)"
+        )
     token = STRICT.set(strict)
     try:
         with data_folder(p, trusted=trust_data):
