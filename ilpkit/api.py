@@ -167,17 +167,7 @@ def learn(
     (:mod:`ilpkit.core.budget`).
     """
     from ilpkit.core.bias_check import report
-    from ilpkit.core.compose import (
-        Choices,
-        make_context,
-        make_learner,
-        open_backend,
-        open_task,
-        plugin_sections,
-        resolve,
-        run_config,
-        with_settings,
-    )
+    from ilpkit.core.compose import Choices, Run, plugin_sections, run_config
     from ilpkit.core.errors import ConfigError
     from ilpkit.core.experiment import learn_split
     from ilpkit.core.learner import save_model
@@ -206,8 +196,7 @@ def learn(
         config = Choices.model_validate(
             {**sections, "seed": seed, "settings": dict(settings or {})}
         )
-        resolve_plugins(config, manager, where="learn()")
-        task = with_settings(data, config.settings)
+        run = Run.of(config, data, manager=manager, where="learn()")
     else:
         config = run_config(
             data,
@@ -225,13 +214,12 @@ def learn(
             trust_data=trust_data,
             where="learn()",
         )
-        resolve_plugins(config, manager, where="learn()")
-        task = open_task(config)
-    config = resolve(config, task, manager=manager, where="learn()")
-    fitter = make_learner(config, manager)
+        run = Run.of(config, manager=manager, where="learn()")
+    config, task = run.config, run.task
+    fitter = run.learner()
     if on_plan is not None:
         on_plan(*_plan(task, config.learner.name, fitter))
-    with open_backend(config, task, manager) as engine, time_limit_of(time_limit) as limit:
+    with run.open_backend() as engine, time_limit_of(time_limit) as limit:
         pool = None
         if executor is not None:
             pool = manager.make("executor", config.executor.name, dict(config.executor.options))
@@ -239,16 +227,13 @@ def learn(
         if note is not None:
             report([note])
         try:
-            ctx = make_context(
-                config,
-                task,
+            ctx = run.context(
                 engine,
                 train_ids=train_ids,
                 executor=pool,
                 observers=observers,
                 on_rule=on_rule,
                 on_progress=on_progress,
-                manager=manager,
             )
             model: Model = fitter.fit(task, ctx)
         finally:
@@ -357,6 +342,17 @@ def _data(
     )
 
 
+def _check_applies(fitted: Model, given: Model | str | Path, task: Task) -> None:
+    """Refuse a model learnt for another target, or whose rules call predicates ``task``
+    lacks: its scores there would all be 0 and look like a result."""
+    from ilpkit.core.mismatch import check_model_predicates, check_model_target
+
+    name = f"model {given}" if isinstance(given, (str, Path)) else "the model"
+    target = fitted.to_json().get("target")
+    check_model_target(target if isinstance(target, str) else None, task, name)
+    check_model_predicates((r.clause for r in fitted.rules()), task, name)
+
+
 def _engine(backend: str, options: Mapping[str, Any] | None, task: Task, trust_data: bool) -> Any:
     from ilpkit.core.compose import open_named_backend
 
@@ -376,12 +372,9 @@ def predict(
     """Score every example of ``data`` with ``model`` (a model or its JSON file), as
     ``ilpkit predict`` does, on a fresh ``backend`` loaded with ``data``."""
     from ilpkit.core.limits import limits_exceeded
-    from ilpkit.core.mismatch import check_model_target
-
     fitted = _model(model)
     task = _data(data, data_format, stem, trust_data)
-    target = fitted.to_json().get("target")
-    check_model_target(target if isinstance(target, str) else None, task, f"model {model}")
+    _check_applies(fitted, model, task)
     with _engine(backend, backend_options, task, trust_data) as engine:
         scores = np.asarray(fitted.score(engine), dtype=np.float64)
         predicted = np.asarray(fitted.predict(engine), dtype=bool)
@@ -408,5 +401,6 @@ def explain(
     if data is None:
         return rules
     task = _data(data, data_format, stem, trust_data)
+    _check_applies(fitted, model, task)
     with _engine(backend, backend_options, task, trust_data) as engine:
         return rule_stats(task, engine, [r.clause for r in rules], task.examples.ids)

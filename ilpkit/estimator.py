@@ -205,16 +205,7 @@ class ILPEstimator:
 
     def _fit_task(self, task: Task, train_ids: npt.NDArray[np.int64] | None) -> ILPEstimator:
         """Learn a model from ``task`` (its ``train`` fold, or ``train_ids`` when given)."""
-        from ilpkit.core.compose import (
-            Choices,
-            make_context,
-            make_learner,
-            open_backend,
-            plugin_sections,
-            resolve,
-            with_settings,
-        )
-        from ilpkit.core.config import resolve_plugins
+        from ilpkit.core.compose import Choices, Run, plugin_sections
         from ilpkit.core.learner import default_train_ids
         from ilpkit.core.plugins import get_plugin_manager
 
@@ -238,19 +229,16 @@ class ILPEstimator:
         choices = Choices.model_validate(
             {**sections, "seed": self.seed, "settings": dict(self.settings or {})}
         )
-        resolve_plugins(choices, manager, where="ILPEstimator")
-        task = with_settings(task, choices.settings)  # the caller's task is not changed
-        choices = resolve(choices, task, manager=manager, where="ILPEstimator")
+        run = Run.of(choices, task, manager=manager, where="ILPEstimator")
+        task = run.task  # with the settings applied: the caller's task is not changed
         ids = (
             default_train_ids(task) if train_ids is None else np.asarray(train_ids, dtype=np.int64)
         )
         self.close()
-        engine = open_backend(choices, task, manager)
-        ctx = make_context(choices, task, engine, train_ids=ids, manager=manager)
-        learner = make_learner(choices, manager)
+        engine = run.open_backend()
         self.task_: Task = task
         self.backend_: Any = engine
-        self.model_: Model = learner.fit(task, ctx)
+        self.model_: Model = run.fit(engine, train_ids=ids)
         labelled = ids[np.isin(task.examples.labels[ids], (POS, NEG))]
         self.calibration_: Isotonic = isotonic_fit(
             self.model_.score(engine, labelled),

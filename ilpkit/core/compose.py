@@ -41,6 +41,7 @@ __all__ = [
     "EVALFN_SCORERS",
     "SEARCH_PLUGINS",
     "Choices",
+    "Run",
     "data_default",
     "derive_seed",
     "learner_capabilities",
@@ -252,13 +253,6 @@ def learner_capabilities(
     return capabilities_of(manager.make("learner", name, options))
 
 
-def _data_default_or_none(kind: str, task: Task, learner: str) -> str | None:
-    try:
-        return data_default(kind, task, learner)
-    except ConfigError:
-        return None
-
-
 def data_default(kind: str, task: Task, learner: str | None = None) -> str:
     """The search or scorer the data's Aleph settings ask for (``search``, ``evalfn``).
 
@@ -295,10 +289,8 @@ def resolve(
     A search or scorer left ``auto`` becomes the learner's prescribed one, else the data's
     (``task``'s settings; needed only then). A learner that declares ``takes_search=False``
     (``takes_scorer=False``) refuses any other search (scorer) than its own, and options for
-    it, with a :class:`ConfigError` naming the choice; where it prescribes none, the data's
-    default (what resolving records for it) is taken as unset. The learner's
-    ``search_defaults`` fill the search options the user left unset, where the search has
-    them.
+    it, with a :class:`ConfigError` naming the choice. The learner's ``search_defaults`` fill
+    the search options the user left unset, where the search has them.
     """
     manager = manager or get_plugin_manager()
     resolve_plugins(config, manager, where=where)
@@ -311,17 +303,6 @@ def resolve(
     ):
         kind_: PluginKind = "search" if kind == "search" else "scorer"
         choice = config.plugin(kind_)
-        if (
-            not takes
-            and prescribed is None
-            and task is not None
-            and choice.name != AUTO
-            and not choice.options
-            and choice.name == _data_default_or_none(kind, task, learner.name)
-        ):
-            # what resolving put there itself (the data's default, given to the context but
-            # never run): a run's config.toml read back by --resume or ``ilpkit run``
-            choice = PluginChoice(name=AUTO)
         if not takes and choice.name not in (AUTO, prescribed):
             own = f"its own {kind} ({prescribed})" if prescribed else f"no {kind}"
             raise ConfigError(
@@ -569,6 +550,84 @@ WORKER_CACHE = WorkerCache()
 def worker_context(recipe: RunConfig, seed: int) -> tuple[Task, LearnContext]:
     """Task and learning context rebuilt from a recipe in a worker process (cached per
     process), for learners whose members (Gleaner seeds, ensemble theories) run elsewhere."""
-    task = WORKER_CACHE.get_task(recipe)
-    backend = WORKER_CACHE.get_backend(recipe, task)
-    return task, make_context(recipe, task, backend, seed=seed)
+    run = Run.of(recipe, WORKER_CACHE.get_task(recipe), resolved=True)
+    backend = WORKER_CACHE.get_backend(recipe, run.task)
+    return run.task, run.context(backend, seed=seed)
+
+
+# --------------------------------------------------------------------------------------------
+# The run: the one place the sequence is written
+# --------------------------------------------------------------------------------------------
+
+
+class Run:
+    """A user's choices composed once: options validated, plugins named, the data read.
+
+    Every entry point goes through it -- :func:`ilpkit.learn` (and so ``ilpkit learn``),
+    the estimator, every cross-validation unit (:func:`ilpkit.core.experiment.run_unit`)
+    and every worker process (:func:`worker_context`) -- so the sequence *validate the
+    plugins' options -> read the data -> resolve search, scorer and combiner -> open the
+    backend -> build the learner and its context -> fit* is written here only::
+
+        run = Run.of(config)                     # validated, resolved, data read
+        with run.open_backend() as engine:
+            model = run.fit(engine, train_ids=...)
+    """
+
+    def __init__(self, config: RunConfig | Choices, task: Task, manager: PluginManager) -> None:
+        self.config = config
+        self.task = task
+        self.manager = manager
+
+    @classmethod
+    def of(
+        cls,
+        config: RunConfig | Choices,
+        task: Task | None = None,
+        *,
+        manager: PluginManager | None = None,
+        where: str = "options",
+        resolved: bool = False,
+        load: Callable[[RunConfig], Task] | None = None,
+    ) -> Run:
+        """Compose ``config``: its plugins' options checked (once), the data read unless
+        ``task`` is given (a :class:`Choices` needs ``task``), search/scorer/combiner
+        resolved.  ``resolved=True``: the config was resolved before (a cv unit's, a
+        worker's recipe): nothing is checked again.  ``load`` reads the data (default
+        :func:`open_task`; a run directory's cache)."""
+        manager = manager or get_plugin_manager()
+        load = load or open_task
+        if resolved:
+            if task is None:
+                if not isinstance(config, RunConfig):
+                    raise ConfigError("internal: Run.of needs a task with Choices")
+                task = load(config)
+            return cls(config, task, manager)
+        resolve_plugins(config, manager, where=where)
+        if task is None:
+            if not isinstance(config, RunConfig):
+                raise ConfigError("internal: Run.of needs a task with Choices")
+            task = load(config)
+        else:
+            task = with_settings(task, config.settings, where=f"{where}: settings")
+        return cls(resolve(config, task, manager=manager, where=where), task, manager)
+
+    def open_backend(self, task: Task | None = None) -> Any:
+        """The run's backend with ``task`` (default: the run's) loaded."""
+        return open_backend(self.config, self.task if task is None else task, self.manager)
+
+    def learner(self) -> Any:
+        """A fresh learner of the run's choice."""
+        return make_learner(self.config, self.manager)
+
+    def context(self, backend: Any, task: Task | None = None, **kwargs: Any) -> LearnContext:
+        """The learner's context on ``backend`` (keyword arguments: :func:`make_context`'s)."""
+        return make_context(
+            self.config, self.task if task is None else task, backend, manager=self.manager,
+            **kwargs,
+        )  # fmt: skip
+
+    def fit(self, backend: Any, task: Task | None = None, **kwargs: Any) -> Any:
+        """Fit a fresh learner on ``task`` (default: the run's) with ``backend``."""
+        task = self.task if task is None else task
+        return self.learner().fit(task, self.context(backend, task, **kwargs))

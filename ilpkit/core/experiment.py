@@ -32,10 +32,9 @@ import numpy.typing as npt
 
 from ilpkit.core.compose import (
     WORKER_CACHE,
+    Run,
     derive_seed,
     learner_capabilities,
-    make_context,
-    make_learner,
     open_task,
 )
 from ilpkit.core.compose import (
@@ -119,6 +118,9 @@ class UnitResult:
     reliability diagram."""
     engine: dict[str, str] = field(default_factory=dict)
     """What computed the unit (:func:`ilpkit.core.provenance.engine_record`)."""
+    n_rules: int | None = None
+    """Rules of the unit's model (0: the theory is empty; None: a run from before this was
+    recorded)."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -324,12 +326,12 @@ def run_unit(unit: Unit, members: Any = None) -> UnitResult:
     backend = _CACHE.get_backend(config, base)
     limits_before = limits_exceeded(backend)  # the backend is reused across units
     dropped_before = goals_dropped(backend)
-    learner = make_learner(config)
+    run = Run.of(config, base, resolved=True)  # resolved once, by run_experiment
+    learner = run.learner()
     seed = derive_seed(config.seed, "unit", unit.repeat, unit.fold)
-    ctx = make_context(
-        config,
-        task,
+    ctx = run.context(
         backend,
+        task,
         seed=seed,
         train_ids=split.train,
         tune_ids=split.tune,
@@ -368,6 +370,7 @@ def run_unit(unit: Unit, members: Any = None) -> UnitResult:
         clauses_evaluated=int(model.clauses_evaluated),
         seconds=time.perf_counter() - started,
         model=model.to_json(),
+        n_rules=len(model.rules()),
         limits_exceeded=limits_exceeded(backend) - limits_before,
         goals_dropped=goals_dropped(backend) - dropped_before,
         engine=engine_record(backend),

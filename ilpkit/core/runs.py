@@ -102,7 +102,8 @@ class RunDirectory:
     def start(self, config: RunConfig) -> None:
         (self.path / "units").mkdir(parents=True, exist_ok=True)
         (self.path / "models").mkdir(exist_ok=True)
-        _atomic_write(self.config_file, dump_config(config.model_copy(update={"output": None})))
+        saved = recorded(config).model_copy(update={"output": None})
+        _atomic_write(self.config_file, dump_config(saved))
 
     def finished(self) -> set[str]:
         return {p.stem for p in (self.path / "units").glob("*.json")}
@@ -170,8 +171,7 @@ def _run_owned(
     on_step: Callable[[str, int, int, str], None] | None,
 ) -> dict[str, Any]:
     """:func:`run_experiment` once this process owns the run directory."""
-    from ilpkit.core.compose import WORKER_CACHE, resolve
-    from ilpkit.core.config import resolve_plugins
+    from ilpkit.core.compose import WORKER_CACHE, Run
     from ilpkit.core.plugins import get_plugin_manager
     from ilpkit.core.report import write_report
 
@@ -179,14 +179,15 @@ def _run_owned(
         raise ConfigError(
             f"{run.path} already holds a run; pass --resume to continue it or choose another --out"
         )
-    resolve_plugins(config, get_plugin_manager(), where="config")  # before reading the data
-    task = WORKER_CACHE.get_task(config)  # read once: units run here reuse it
-    config = resolve(config, task, where="config")
+    # options checked before the data is read, which is read once (units run here reuse it)
+    run_ = Run.of(config, where="config", load=WORKER_CACHE.get_task)
+    assert isinstance(run_.config, RunConfig)
+    config, task = run_.config, run_.task
     if resume and run.exists():
         saved = run.config()
         if trusts_data(saved) and not trusts_data(config):
             raise ConfigError(_recorded_trust_message(run.config_file, saved))
-        differences = config_differences(saved, config)
+        differences = config_differences(recorded(saved), recorded(config))
         if differences:
             raise ConfigError(
                 f"{run.path}: --resume with a configuration that differs from the run's "
@@ -265,6 +266,7 @@ def collect(run: RunDirectory, units: Sequence[Unit]) -> dict[str, Any]:
         "limits_exceeded": sum(u.limits_exceeded for u in loaded),
         "goals_dropped": sum(u.goals_dropped for u in loaded),
         "engines": _engines(loaded),
+        "empty_theories": [u.key for u in loaded if u.n_rules == 0],
         "summary": {k: {"mean": v.mean, "std": v.std, "n": v.n} for k, v in summary.items()},
         "units": [
             {
@@ -278,6 +280,7 @@ def collect(run: RunDirectory, units: Sequence[Unit]) -> dict[str, Any]:
                 "n_test": u.n_test,
                 "metrics": u.metrics,
                 "clauses_evaluated": u.clauses_evaluated,
+                "n_rules": u.n_rules,
                 "limits_exceeded": u.limits_exceeded,
                 "goals_dropped": u.goals_dropped,
                 "engine": u.engine,
@@ -287,6 +290,17 @@ def collect(run: RunDirectory, units: Sequence[Unit]) -> dict[str, Any]:
             for u in loaded
         ],
     }
+
+
+def empty_theories_note(results: dict[str, Any]) -> str | None:
+    """The line naming a run's units whose theory is empty, or None."""
+    from ilpkit.core.learner import EMPTY_THEORY
+
+    empty = results.get("empty_theories") or []
+    if not empty:
+        return None
+    shown = ", ".join(empty[:5]) + (" ..." if len(empty) > 5 else "")
+    return f"{EMPTY_THEORY}; in {len(empty)} of {results['n_units']} units ({shown})"
 
 
 def with_absolute_data(config: RunConfig) -> RunConfig:
@@ -331,6 +345,25 @@ def _recorded_trust_message(source: str | Path, config: RunConfig) -> str:
         f"you trust the data at {config.data.path}, pass --trust-data (trust_data=True in "
         f"Python); otherwise remove trust_data from {source}"
     )
+
+
+def recorded(config: RunConfig) -> RunConfig:
+    """``config`` as config.toml holds it: a search or scorer its learner neither takes nor
+    prescribes (r4f, static-rf, tilde) left ``auto``.
+
+    Why: resolving gives such a learner the data's default (its context needs one, which it
+    never runs); written down, ``--resume`` and ``ilpkit run RUN/config.toml`` would read it
+    back as the user's choice, which the learner refuses."""
+    from ilpkit.core.compose import learner_capabilities
+    from ilpkit.core.config import AUTO, PluginChoice
+
+    caps = learner_capabilities(config.learner.name, config.learner.options)
+    update = {}
+    if not caps.takes_search and caps.default_search is None:
+        update["search"] = PluginChoice(name=AUTO)
+    if not caps.takes_scorer and caps.default_scorer is None:
+        update["scorer"] = PluginChoice(name=AUTO)
+    return config.model_copy(update=update) if update else config
 
 
 def config_differences(saved: RunConfig, given: RunConfig) -> list[str]:
