@@ -44,13 +44,17 @@ def load_task(
 
     The data may only make ilpkit read files inside its folder (symbolic links resolved);
     ``trust_data=True`` (``--trust-data``) lets it read files anywhere. ``strict`` refuses
-    clauses with a syntax error instead of skipping them."""
+    clauses with a syntax error instead of skipping them; skipped ones are a ``UserWarning``
+    (their count and the first one's place)."""
+    from ilpkit.core.bias_check import warn_skipped_clauses
     from ilpkit.core.formats import load_task as _load
     from ilpkit.datasets import resolve_data_path
 
-    return _load(
+    task = _load(
         resolve_data_path(path), format=data_format, stem=stem, strict=strict, trust_data=trust_data
     )
+    warn_skipped_clauses(task)  # a skipped clause changes what is learnt: said, not hidden
+    return task
 
 
 def __getattr__(name: str) -> Any:

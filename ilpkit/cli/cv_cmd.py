@@ -78,9 +78,10 @@ class UnitProgress:
             elif self._steps is not None:
                 self._progress.update(self._steps, completed=0)
             aurpc = result.metrics.get("aurpc", float("nan"))
+            empty = ", the theory is empty" if result.n_rules == 0 else ""
             self._progress.console.print(
                 f"{result.key} ({result.fold_name}): AURPC {aurpc:.4f}, "
-                f"{result.clauses_evaluated:,} clauses, {result.seconds:.1f} s"
+                f"{result.clauses_evaluated:,} clauses, {result.seconds:.1f} s{empty}"
             )
 
 
@@ -339,7 +340,7 @@ def _run(
 ) -> None:
     from ilpkit.core.config import resolve_plugins
     from ilpkit.core.plugins import get_plugin_manager
-    from ilpkit.core.runs import run_experiment
+    from ilpkit.core.runs import empty_theories_note, run_experiment
 
     if trust_data:  # kept in the run's config.toml; resuming needs --trust-data again
         config = apply_overrides(config, ["backend.trust_data=true"], where="--trust-data")
@@ -361,6 +362,9 @@ def _run(
         )
     if cut is not None and cut.reached:
         _mark_time_limit(Path(out), cut.seconds)
+    empty = empty_theories_note(results)
+    if empty is not None:
+        typer.secho(f"warning: {empty}", fg=typer.colors.YELLOW, err=True)
     if quiet:
         return
     from ilpkit.core.report import summary_cell

@@ -29,7 +29,7 @@ from ilpkit.cli.common import (
 from ilpkit.cli.tables import fit_table
 from ilpkit.core.bias_check import reporting_bias
 from ilpkit.core.config import DataFormat
-from ilpkit.core.learner import Recorded, Rule, SelfExplaining, load_model
+from ilpkit.core.learner import EMPTY_THEORY, Recorded, Rule, SelfExplaining, load_model
 from ilpkit.core.outpaths import check_output_file, write_output
 from ilpkit.core.search import Evaluated
 
@@ -217,6 +217,8 @@ def learn(
     stopped = isinstance(model, Recorded) and model.info.get("time_limit_reached")
     if stopped:
         typer.secho(f"warning: {stopped}", fg=typer.colors.YELLOW, err=True)
+    if not model.rules():
+        typer.secho(f"warning: {EMPTY_THEORY}", fg=typer.colors.YELLOW, err=True)
     if quiet:
         return
     used = model.info if isinstance(model, Recorded) else {}

@@ -21,6 +21,7 @@ and are range-checked) but no part of ilpkit reads: they change nothing, and ``d
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -193,12 +194,51 @@ def report(messages: list[str]) -> None:
         _HOOKS[-1](messages)
 
 
+_SKIPPED = re.compile(r"^(\d+) clause\(s\) with a syntax error skipped \(.*?\): (.*)$")
+
+
+def skipped_clauses_summary(task: Task) -> str | None:
+    """One line for the clauses of ``task``'s files skipped for a syntax error (their count
+    and the first one's place), or None; ``ilpkit data check`` lists them all."""
+    count, first = 0, ""
+    for warning in task.warnings:
+        found = _SKIPPED.match(warning)
+        if found:
+            count += int(found.group(1))
+            first = first or found.group(2).split("; ")[0].removesuffix(" ...")
+    if not count:
+        return None
+    return (
+        f"{count} {'clause' if count == 1 else 'clauses'} of the data with a syntax error "
+        f"skipped (the first: {first}); `ilpkit data check` lists them, "
+        "`--set data.strict=true` refuses them"
+    )
+
+
+def warn_skipped_clauses(task: Task) -> None:
+    """:func:`skipped_clauses_summary` as a Python warning (the API's way to say it)."""
+    summary = skipped_clauses_summary(task)
+    if summary is not None:
+        import warnings
+
+        warnings.warn(summary, UserWarning, stacklevel=3)
+
+
 def notify(task: Task, learner: str | None = None) -> None:
-    """Tell the active :func:`reporting_bias` hook about ``task``'s bias warnings and the
-    settings ``learner`` does not use, each once."""
+    """Tell the active :func:`reporting_bias` hook about ``task``'s bias warnings, the
+    clauses skipped for a syntax error and the settings ``learner`` does not use, each once;
+    with no hook (the Python API), the skipped clauses are a Python warning (in the main
+    process only: workers would repeat it)."""
     if not _HOOKS:
+        import multiprocessing
+
+        if multiprocessing.parent_process() is None:
+            warn_skipped_clauses(task)
         return
     warnings = bias_warnings(task)
+    skipped = skipped_clauses_summary(task)
+    if skipped is not None:
+        warnings.insert(0, skipped)
     unused = unused_settings_warning(task, learner)
     if unused is not None:
         warnings.append(unused)

@@ -13,7 +13,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
+from typing import Any, ClassVar, Final, Generic, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -404,6 +404,13 @@ def matches(
     return counts[ids]
 
 
+EMPTY_THEORY: Final = (
+    "the theory is empty: no clause met the settings (minpos, minacc, noise, nodes, ...), so "
+    "every example gets the same score (AUROC 0.5, F1 0 say nothing was learnt)"
+)
+"""What learn, cv and report.md say of a model with no rule."""
+
+
 def save_model(model: Model, path: str | Path) -> None:
     """Write ``model`` as JSON; where ``path`` cannot be written the model is kept elsewhere
     and :class:`~ilpkit.core.outpaths.OutputWriteError` says where."""
@@ -429,10 +436,27 @@ def load_model(path: str | Path) -> Model:
     if "combiner" in data:  # a pool combined by a combiner plugin, whatever the learner
         from ilpkit.core.combiner import pool_model_from_json
 
-        return pool_model_from_json(data)
+        return _complete(p, data, pool_model_from_json(data))
     from ilpkit.core.plugins import get_plugin_manager
 
     learner = get_plugin_manager().make("learner", str(data["learner"]), {})
     if not isinstance(learner, ModelLoader):
         raise ConfigError(f"learner {data['learner']!r} cannot load saved models")
-    return learner.model_from_json(data)
+    return _complete(p, data, learner.model_from_json(data))
+
+
+# What a model is made of, by learner: a file lacking one its learner writes is refused
+# (read with defaults, it would score every example 0 and look like a result).
+_MODEL_PARTS: Final = ("target", "rules", "hypotheses", "tree", "trees", "members", "theory")
+
+
+def _complete(path: Path, data: dict[str, Any], model: Model) -> Model:
+    written = model.to_json()
+    missing = [k for k in _MODEL_PARTS if k in written and data.get(k) is None]
+    if missing:
+        raise DataError(
+            f"{path}: not a complete {data['learner']} model: no "
+            + ", ".join(repr(k) for k in missing)
+            + " (a model file is written by `ilpkit learn --out`)"
+        )
+    return model

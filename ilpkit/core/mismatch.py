@@ -81,6 +81,25 @@ def check_clause(task: Task, clause: Clause, what: str = "--clause") -> None:
             )
 
 
+def check_model_predicates(clauses: Iterable[Clause], task: Task, model_name: str) -> None:
+    """Raise :class:`DataError` when a model's rule calls a predicate ``task`` does not
+    define: applied to that data it would score 0 everywhere and look like a result (what
+    ``ilpkit coverage`` refuses for one clause, refused for a model's every rule)."""
+    known = defined_predicates(task)
+    defined = [k for k in known if k[0][:1].isalpha() and k[0][:1].islower()]
+    for clause in clauses:
+        for goal in _goals(clause.body):
+            if isinstance(goal, Var):
+                continue
+            pi = indicator(goal)
+            if pi not in known:
+                raise DataError(
+                    f"{model_name}: {_show(pi)} is not defined by {task.name} (no facts, rules "
+                    f"or modes for it){_suggest(pi, defined)}; the rule {clause} calls it, so "
+                    "the model cannot be applied to this data"
+                )
+
+
 def check_seed(task: Task, seed: Term, what: str = "--example") -> str | None:
     """Check a saturation seed: an error when it is not ground or is not of the target
     predicate; a warning (returned, to print) when it is not one of ``task``'s examples."""

@@ -48,6 +48,8 @@ def _engine_text(engine: dict[str, str]) -> str:
 
 def write_report(run: RunDirectory, results: dict[str, Any]) -> Path:
     """Write ``report.md`` and the plots of one run; returns the report's path."""
+    from ilpkit.core.runs import empty_theories_note
+
     config = run.config()
     units = run.units()
     plots = write_plots(run.path / "plots", units)
@@ -65,6 +67,11 @@ def write_report(run: RunDirectory, results: dict[str, Any]) -> Path:
         "",
         "## Summary (mean ± sample std over units)",
         "",
+    ]
+    empty = empty_theories_note(results)
+    if empty is not None:
+        lines += [f"**Warning: {empty}.**", ""]
+    lines += [
         "| metric | value |",
         "| --- | --- |",
     ]
