@@ -99,3 +99,24 @@ def test_saturate_and_coverage_take_the_data_settings() -> None:
     )
     assert result.exit_code == 0, result.output
     fails_cleanly(["saturate", "trains", "-e", "0", "--set", "i=0"], "i=0")
+
+
+def test_an_undefined_predicate_is_said_to_be_undefined_not_untrusted(tmp_path: Path) -> None:
+    data = tmp_path / "trains"
+    shutil.copytree(bundled_path("trains"), data)
+    bk = next(p for p in data.iterdir() if p.suffix == ".b")
+    bk.write_text(bk.read_text() + "\n:- modeb(1,near(+car)).\nnear(A) :- center_coords(A, _).\n")
+    text = fails_cleanly(["learn", str(data), "--quiet", "-b", "subprocess"], "center_coords/2")
+    assert "no clause or fact of the data defines it, and it is no built-in" in text, text
+    assert "pass --trust-data" not in text, text
+
+
+def test_the_gnu_prolog_start_up_timeout_names_its_option() -> None:
+    if shutil.which("gprolog") is None:
+        pytest.skip("GNU Prolog is not installed")
+    text = fails_cleanly(
+        ["learn", "trains", "--quiet", "-b", "subprocess", "--set", "backend.engine=gprolog",
+         "--set", "backend.startup_timeout=0.001"],
+        "startup_timeout",
+    )  # fmt: skip
+    assert "backend.startup_timeout" in text, text

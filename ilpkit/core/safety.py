@@ -92,6 +92,11 @@ MAX_REPORTED: Final = 25
 """How many unsafe constructs one error lists (the reader's limit for syntax errors)."""
 
 _TRUST_HINT: Final = "pass --trust-data to allow it"
+_UNDEFINED: Final = (
+    "no clause or fact of the data defines it, and it is no built-in: check the data for a "
+    "misspelt name or a missing file (--trust-data cannot define it)"
+)
+"""Why a call of a name no engine defines either is refused: a mistake in the data."""
 
 
 def _pis(text: str) -> frozenset[Indicator]:
@@ -256,6 +261,8 @@ class UnsafeConstruct(NamedTuple):
 
     def __str__(self) -> str:
         where = f"{self.location}: " if self.location else ""
+        if self.why.endswith(_UNDEFINED):  # a mistake in the data, which trust cannot mend
+            return f"{where}{self.what}: {_UNDEFINED}"
         return f"{where}{self.what} is not allowed ({self.why}); {_TRUST_HINT}"
 
 
@@ -521,6 +528,8 @@ def _goal_problems(
                 f"a call of {_pi(key)}",
                 why
                 if why is not None
+                else _UNDEFINED
+                if why_reserved(key) is None
                 else "is neither defined by the program nor a side-effect-free built-in",
             )
             continue

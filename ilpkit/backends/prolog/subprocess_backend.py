@@ -283,8 +283,14 @@ class SubprocessBackend(Backend):
         except (EngineDied, EngineTimeout) as exc:
             engine.kill()
             self._engine = None
+            hint = (
+                f"\n(startup_timeout={timeout:g} s: raise it with --set "
+                "backend.startup_timeout=SECONDS on a slow or loaded machine)"
+                if isinstance(exc, EngineTimeout)
+                else ""
+            )
             raise BackendUnavailable(
-                f"{self.profile.name} did not start: {exc}\ncommand: {' '.join(command)}"
+                f"{self.profile.name} did not start: {exc}\ncommand: {' '.join(command)}{hint}"
             ) from None
         if type(reply) is not Struct or reply.name != "loaded" or limits_reply != "ok.":
             engine.kill()
