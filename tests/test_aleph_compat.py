@@ -82,3 +82,14 @@ def test_relative_dataset_paths_dot_and_dotdot(tmp_path: Path, monkeypatch: obje
     assert load_task("..").name == "x"
     result = runner.invoke(app, ["data", "check", ".."])
     assert result.exit_code == 0, result.output
+
+
+def test_learn_does_not_repeat_alephs_trace_volume(tmp_path: Path) -> None:
+    """UW-CSE sets verbosity: data check lists it, learn and cv do not warn on every run."""
+    from ilpkit.core.bias_check import unused_settings_warning
+
+    from ilpkit.datasets import resolve_data_path
+
+    task = load_task(resolve_data_path("uwcse"))
+    assert "verbosity" in (unused_settings_warning(task) or "")
+    assert unused_settings_warning(task, "theory") is None
