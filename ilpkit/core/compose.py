@@ -408,8 +408,14 @@ def open_task(config: RunConfig) -> Task:
     from ilpkit.core.formats import load_task
     from ilpkit.datasets import resolve_data_path
 
+    if config.data.content is not None:  # shipped to a worker that cannot see the path
+        from ilpkit.core.shipping import local_path
+
+        data_path = local_path(config.data.content)
+    else:
+        data_path = resolve_data_path(str(config.data.path))
     task = load_task(
-        resolve_data_path(str(config.data.path)),
+        data_path,
         format=str(config.data.format),
         stem=config.data.stem,
         strict=config.data.strict,

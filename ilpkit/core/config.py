@@ -114,6 +114,12 @@ class DataConfig(BaseModel):
         description="Refuse background or mode declarations with a syntax error instead of "
         "skipping them with a warning (as SWI-Prolog does).",
     )
+    content: str | None = Field(
+        default=None,
+        description="Set by ilpkit, not by users: the data named by content "
+        "(sha256:<digest>:<path>) for workers that cannot see the path "
+        "(ilpkit.core.shipping).",
+    )
 
     @field_validator("format")
     @classmethod

@@ -205,6 +205,7 @@ def _run_owned(
         executor = get_plugin_manager().make(
             "executor", config.executor.name, dict(config.executor.options)
         )
+    todo = _shipped(config, executor, todo)
     finished = len(units) - len(todo)
     try:
         with reporting_steps(on_step):
@@ -231,6 +232,26 @@ def _run_owned(
     _atomic_write(run.path / "results.json", json.dumps(results, indent=2))
     write_report(run, results)
     return results
+
+
+def _shipped(config: RunConfig, executor: Any, todo: list[Unit]) -> list[Unit]:
+    """``todo`` naming the data by content, and the data packed and handed to ``executor``,
+    when it ships data to workers that may not see the caller's files."""
+    from dataclasses import replace
+
+    from ilpkit.core import shipping
+    from ilpkit.datasets import resolve_data_path
+
+    if not (isinstance(executor, shipping.ShipsData) and executor.ships_data) or not todo:
+        return todo
+    path = resolve_data_path(str(config.data.path))
+    data = shipping.pack(path)
+    content = shipping.register(data, path)
+    executor.carry(data)
+    shipped = config.model_copy(
+        update={"data": config.data.model_copy(update={"content": content})}
+    )
+    return [replace(u, config=shipped) for u in todo]
 
 
 def parallel_mode(config: RunConfig) -> str:

@@ -38,6 +38,11 @@ class DaskOptions(BaseModel):
     )
     workers: int = Field(default=2, ge=1, description="Workers of the LocalCluster.")
     threads_per_worker: int = Field(default=1, ge=1, description="Threads per local worker.")
+    ship_data: bool = Field(
+        default=False,
+        description="Send the dataset's files to the workers (once per worker, by content) "
+        "for a cluster that does not share the caller's filesystem.",
+    )
 
 
 class DaskExecutor(ExecutorBase):
@@ -68,11 +73,26 @@ class DaskExecutor(ExecutorBase):
         self._killed_worker: type[BaseException] = distributed.KilledWorker
         self._futures: list[Any] = []
         self._closed = False
+        self._data: Any = None
+        self.ships_data = self.options.ship_data
+
+    def carry(self, data: Any) -> None:
+        """Send ``data`` (a :class:`~ilpkit.core.shipping.DataPack`) to every worker once;
+        units mapped from now on unpack it first (once per worker and content)."""
+        self._check_open()
+        self._data = self._client.scatter(data, broadcast=True)
 
     def map(self, fn: Callable[[U], R], units: Iterable[U]) -> Iterator[R]:
         self._check_open()
         # --time-limit reaches the workers' searches
-        futures = self._client.map(carry_time_limit(fn), list(units), pure=False)
+        if self._data is not None:
+            from ilpkit.core.shipping import run_with_data
+
+            futures = self._client.map(
+                run_with_data, list(units), fn=carry_time_limit(fn), data=self._data, pure=False
+            )
+        else:
+            futures = self._client.map(carry_time_limit(fn), list(units), pure=False)
         # done futures would keep their results on the cluster
         self._futures = [f for f in self._futures if not f.done()] + futures
         return self._results(futures)
