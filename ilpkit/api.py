@@ -372,6 +372,7 @@ def predict(
     """Score every example of ``data`` with ``model`` (a model or its JSON file), as
     ``ilpkit predict`` does, on a fresh ``backend`` loaded with ``data``."""
     from ilpkit.core.limits import limits_exceeded
+
     fitted = _model(model)
     task = _data(data, data_format, stem, trust_data)
     _check_applies(fitted, model, task)

@@ -87,7 +87,6 @@ def test_relative_dataset_paths_dot_and_dotdot(tmp_path: Path, monkeypatch: obje
 def test_learn_does_not_repeat_alephs_trace_volume(tmp_path: Path) -> None:
     """UW-CSE sets verbosity: data check lists it, learn and cv do not warn on every run."""
     from ilpkit.core.bias_check import unused_settings_warning
-
     from ilpkit.datasets import resolve_data_path
 
     task = load_task(resolve_data_path("uwcse"))

@@ -53,13 +53,28 @@ def test_usable_by_name_in_a_learning_run(installed: dict[str, str], tmp_path: P
     assert model["rules"], "the gmean-scored search found no rule on trains"
 
 
+def test_its_combiner_composes_with_a_pool_learner(
+    installed: dict[str, str], tmp_path: Path
+) -> None:
+    out = tmp_path / "model.json"
+    args = ["--learner", "gleaner", "--combiner", "best-clause", "--set", "learner.seeds=2"]
+    args += ["--set", "learner.clauses_per_seed=30", "--set", "combiner.min_precision=0.8"]
+    ilpkit(installed, "learn", "trains", *args, "--quiet", "--out", str(out))
+    model = json.loads(out.read_text())
+    assert model["combiner"] == "best-clause"
+    assert model["combination"]["min_precision"] == 0.8
+    ilpkit(installed, "predict", str(out), "trains", "--out", str(tmp_path / "s.csv"))
+    rows = (tmp_path / "s.csv").read_text().splitlines()
+    assert len(rows) == 11 and rows[0].startswith("id,example,label")  # 10 trains + header
+
+
 def test_its_own_tests_pass(installed: dict[str, str]) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(EXAMPLE / "tests")],
         capture_output=True, text=True, env=installed, cwd=EXAMPLE, timeout=300,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "5 passed" in proc.stdout
+    assert "11 passed" in proc.stdout  # gmean, csvex, best-clause (with its 5 contract checks)
 
 
 def test_its_format_is_detected_and_chosen_by_name(

@@ -133,7 +133,9 @@ def without_static_check(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(export, "check_program", lambda task, **kw: None)
 
 
-def test_clash_outside_the_allow_list_is_fatal(engine: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_clash_outside_the_allow_list_is_fatal(
+    engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert ("numbervars", 3) not in ALLOWED_BUILTINS
     task = hostile(CLASH_RULES)
     # the static check names the engines' built-in (lists read off the engines)

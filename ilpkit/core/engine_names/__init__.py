@@ -156,4 +156,3 @@ def _main(argv: list[str]) -> int:
     Path(__file__).with_name(f"{stem}.tsv").write_text(text, encoding="utf-8")
     print(f"{stem}.tsv: {text.count(chr(10))} names")
     return 0
-

@@ -88,6 +88,19 @@ def data_folder(path: Path, *, trusted: bool) -> Iterator[None]:
         BOUNDARY.reset(token)
 
 
+@contextmanager
+def own_files(folder: Path) -> Iterator[None]:
+    """For a format plugin that writes files of its own from the data it read (a converted
+    copy in a temporary folder) and loads them with another format: inside this block the
+    data folder is ``folder``, so those files are read and nothing outside ``folder`` is;
+    nothing changes when the data is trusted (no confinement)."""
+    if BOUNDARY.get() is None:
+        yield
+        return
+    with data_folder(folder, trusted=False):
+        yield
+
+
 def check_data_file(file: Path) -> None:
     """Refuse a file a format found by its layout when it resolves outside the data folder
     (a symbolic link to ``/etc/passwd``, to another user's files, ...)."""

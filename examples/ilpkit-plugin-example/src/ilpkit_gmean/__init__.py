@@ -1,10 +1,12 @@
-"""An example ilpkit plugin package: the ``gmean`` scorer and the ``csvex`` dataset format.
+"""An example ilpkit plugin package: the ``gmean`` scorer, the ``csvex`` dataset format and
+the ``best-clause`` combiner.
 
 gmean(clause) = sqrt(precision * recall), with a minimum number of covered positives below
 which a clause scores 0.  The whole plugin is the scorer class, its options model and the
 ``ilpkit_register_plugins`` hook that returns their :class:`PluginSpec`. The same hook
 registers a dataset format (:mod:`ilpkit_gmean.csvex`): ``ilpkit data check DIR`` then
-detects it, and ``--format csvex`` chooses it.
+detects it, and ``--format csvex`` chooses it; and a combiner (:mod:`ilpkit_gmean.bestclause`):
+``--combiner best-clause`` on any pool learner.
 """
 
 from __future__ import annotations
@@ -61,7 +63,26 @@ def ilpkit_register_plugins() -> list[PluginSpec[Any]]:
             options=NoOptions,
             doc="background.pl (Aleph) + examples.csv (example,label): example format plugin.",
         ),
+        PluginSpec(
+            kind="combiner",
+            name="best-clause",
+            factory=_best_clause,
+            options=_best_clause_options(),
+            doc="The best training precision among the covering clauses (example combiner).",
+        ),
     ]
+
+
+def _best_clause(options: Any) -> Any:
+    from ilpkit_gmean.bestclause import BestClauseCombiner
+
+    return BestClauseCombiner(options)
+
+
+def _best_clause_options() -> type[BaseModel]:
+    from ilpkit_gmean.bestclause import BestClauseOptions
+
+    return BestClauseOptions
 
 
 def _csvex(options: NoOptions) -> DatasetFormat:

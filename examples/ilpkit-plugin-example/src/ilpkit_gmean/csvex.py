@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ilpkit.core.errors import FormatError
+from ilpkit.core.formats.confine import own_files
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.task import NEG, POS, Task
 
@@ -51,7 +52,10 @@ class CsvExamplesFormat:
             stem_path.with_suffix(".b").write_text(text, encoding="utf-8")
             stem_path.with_suffix(".f").write_text("".join(f"{a}.\n" for a in pos))
             stem_path.with_suffix(".n").write_text("".join(f"{a}.\n" for a in neg))
-            task: Task = aleph.load(stem_path)
+            # the converted copy is this format's own: ilpkit confines what data may read
+            # to the data folder, and this block makes the copy's folder that folder
+            with own_files(Path(tmp)):
+                task: Task = aleph.load(stem_path)
         sources = [str(path / BACKGROUND), str(path / EXAMPLES)]
         return replace(task, name=path.name, format=self.name, sources=sources)
 
