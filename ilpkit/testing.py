@@ -20,7 +20,11 @@ with a small clause budget) and says what broke in its message:
 * ``same_seed``: two fits with one seed give the same model;
 * ``native_swi``: the same model on the native and the swi backend (skipped without SWI);
 * ``refuses_bad_options``: a misspelt option, and a search/scorer the learner declares it
-  cannot take, are refused with a :class:`~ilpkit.core.errors.ConfigError` naming them.
+  cannot take, are refused with a :class:`~ilpkit.core.errors.ConfigError` naming them;
+* ``leaves_its_input``: ``fit`` does not change the task it is given;
+* ``on_a_subset``: a fit on a subset of the examples (a fold) scores every example;
+* ``same_model_on_every_executor``: members run on worker processes give the same model
+  (learners with members).
 
 The other plugin kinds have suites of their own (:mod:`ilpkit.contracts`), re-exported here:
 ``check_backend``, ``check_search``, ``check_scorer``, ``check_combiner``, ``check_format``
@@ -265,6 +269,73 @@ def check_refuses_bad_options(subject: _Subject) -> None:
             )
 
 
+def _fingerprint(task: Task) -> str:
+    """What fit must not change: examples (atoms, labels, weights, folds), program, bias."""
+    import hashlib
+
+    ex = task.examples
+    digest = hashlib.sha256()
+    for array in (ex.labels, ex.weights, ex.folds):
+        digest.update(np.ascontiguousarray(array).tobytes())
+    digest.update("|".join(map(str, ex.atoms)).encode())
+    prog = task.program
+    digest.update(repr(sorted((k, len(v)) for k, v in prog.facts.items())).encode())
+    digest.update(repr(sorted((k, len(v)) for k, v in prog.clauses.items())).encode())
+    digest.update(repr(sorted(task.bias.settings.items(), key=str)).encode())
+    return digest.hexdigest()
+
+
+def check_leaves_its_input(subject: _Subject) -> None:
+    """``fit`` does not change the task it learns from (a loaded Task is the caller's)."""
+    from ilpkit.api import learn
+
+    task = subject.task()
+    before = _fingerprint(task)
+    learn(task, learner=subject.name, settings=subject.settings,
+          options={"learner": dict(subject.options)})  # fmt: skip
+    assert _fingerprint(task) == before, "fit changed the task it was given"
+
+
+def check_on_a_subset(subject: _Subject) -> None:
+    """Fitting on a subset of the training examples (a cross-validation fold) works and
+    scores every example."""
+    from ilpkit.core.compose import Choices, Run, plugin_sections
+
+    task = subject.task()
+    labels = task.examples.labels
+    pos = np.flatnonzero(labels == 1)
+    neg = np.flatnonzero(labels == 0)
+    subset = np.sort(np.concatenate([pos[: max(2, len(pos) - 1)], neg[: max(2, len(neg) - 1)]]))
+    sections = plugin_sections(
+        learner=subject.name, search=None, scorer=None, backend="native", executor="local",
+        options={"learner": dict(subject.options)},
+    )  # fmt: skip
+    choices = Choices.model_validate({**sections, "settings": dict(subject.settings)})
+    run = Run.of(choices, task, manager=subject.manager)
+    with run.open_backend() as engine:
+        model = run.fit(engine, train_ids=subset.astype(np.int64))
+        scores = model.score(engine)
+    assert scores.shape == (len(task.examples),) and np.all(np.isfinite(scores))
+
+
+def check_same_model_on_every_executor(subject: _Subject) -> None:
+    """A learner with members (seeds, theories) learns the same model when they run on
+    worker processes as when they run here."""
+    from ilpkit.api import learn
+
+    if not subject.capabilities().has_members:
+        raise CheckSkipped(f"learner {subject.name!r} has no members to run elsewhere")
+    here = subject.fit()
+    there = learn(
+        subject.data,
+        learner=subject.name,
+        settings=subject.settings,
+        options={"learner": dict(subject.options), "executor": {"workers": 2}},
+        executor="processes",
+    )
+    assert _canonical(there) == _canonical(here), "members on worker processes changed the model"
+
+
 CHECKS: Mapping[str, Callable[[_Subject], None]] = {
     "declares": check_declares,
     "fit_predict": check_fit_predict,
@@ -273,6 +344,9 @@ CHECKS: Mapping[str, Callable[[_Subject], None]] = {
     "same_seed": check_same_seed,
     "native_swi": check_native_swi,
     "refuses_bad_options": check_refuses_bad_options,
+    "leaves_its_input": check_leaves_its_input,
+    "on_a_subset": check_on_a_subset,
+    "same_model_on_every_executor": check_same_model_on_every_executor,
 }
 
 

@@ -9,7 +9,14 @@ from ilpkit.core.errors import PluginError
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.testing import LearnerCheck, check_learner, learner_checks
 
-CHECKS = [check for name in get_plugin_manager().names("learner") for check in learner_checks(name)]
+SLOW = {"same_model_on_every_executor"}
+"""Checks that start worker processes: with the heavy tests."""
+
+CHECKS = [
+    pytest.param(check, marks=[pytest.mark.heavy] if check.name in SLOW else [])
+    for name in get_plugin_manager().names("learner")
+    for check in learner_checks(name)
+]
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=str)
