@@ -19,19 +19,22 @@ parents for the missing variables.
 from __future__ import annotations
 
 from pathlib import Path
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from ilpkit.core.bottom import BottomClause
 from ilpkit.core.errors import ConfigError
 from ilpkit.core.terms import to_prolog
 
+if TYPE_CHECKING:
+    import networkx as nx
 GRAPH_SUFFIXES = (".graphml", ".dot", ".gv")
 
 
 def literal_network(bottom: BottomClause) -> nx.DiGraph:
     """The Table 5.2 network of ``bottom``: nodes 0..n-1 (literal indices), arcs with
     ``vars`` (supplied variable ids); node attributes ``literal``, ``group``, ``needs``."""
+    import networkx as nx  # networkx loads only when a literal graph is built
+
     heads = bottom.head_inputs
     needs = [tuple(sorted({v for v in lit.inputs if v not in heads})) for lit in bottom.literals]
     graph = nx.DiGraph(head=to_prolog(bottom.head))
@@ -69,6 +72,8 @@ def check_graph_path(path: Path) -> None:
 
 def write_graph(graph: nx.DiGraph, path: Path) -> None:
     """Write ``graph`` as GraphML (``.graphml``) or Graphviz DOT (``.dot``/``.gv``)."""
+    import networkx as nx
+
     check_graph_path(path)
     suffix = path.suffix.lower()
     plain = nx.DiGraph(head=str(graph.graph.get("head", "")))

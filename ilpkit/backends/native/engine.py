@@ -31,7 +31,7 @@ import numpy as np
 from pydantic import Field
 
 from ilpkit.backends.base import Backend, BackendOptions, describe_clause
-from ilpkit.backends.native import kernel_cover, table_cover
+from ilpkit.backends.native import kernel_cover, kernels, table_cover
 from ilpkit.backends.native.components import split_independent
 from ilpkit.backends.native.demand import DemandTable
 from ilpkit.backends.native.derive import Deriver
@@ -44,7 +44,6 @@ from ilpkit.backends.native.engine_common import (
     _match,
 )
 from ilpkit.backends.native.joins import Bindings
-from ilpkit.backends.native.kernels import HAVE_NUMBA
 from ilpkit.backends.native.kernels import OK as KERNEL_OK
 from ilpkit.backends.native.plan import (
     HeadIndex,
@@ -348,7 +347,7 @@ class NativeBackend(Backend):
 
     @property
     def _use_kernel(self) -> bool:
-        return self.opts.kernel and HAVE_NUMBA
+        return self.opts.kernel and kernels.HAVE_NUMBA  # numba is imported here, when used
 
     def _kernel_cover(self, clause: Clause, among: Coverage | None) -> Ids | None:
         """Covered ids by the compiled first-solution kernel; None when the clause is

@@ -68,21 +68,6 @@ def _prepare_numba_cache() -> bool:
 
 _CACHE = _prepare_numba_cache()
 
-try:  # numba is a dependency, but the backend must still work where it cannot be imported
-    from numba import njit as _njit
-
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover - exercised only without numba
-    HAVE_NUMBA = False
-
-    def _njit(*args: Any, **kwargs: Any) -> Any:  # type: ignore[no-redef]
-        def wrap(f: Any) -> Any:
-            f.py_func = f
-            return f
-
-        return wrap
-
-
 # literal kinds
 FACT: Final = 0
 CMP: Final = 1  # arithmetic comparison of two bound numbers
@@ -105,8 +90,7 @@ NOT_A_NUMBER: Final = 2
 PAUSED: Final = 3
 
 
-@_njit(cache=_CACHE, nogil=True)
-def cover_rows(
+def _cover_rows(
     head_data: Any,
     head_arity: int,
     rows: Any,
@@ -371,6 +355,33 @@ class Segments:
         return self._flat, self._at[: self._count + 1]
 
 
+def __getattr__(name: str) -> Any:
+    """``cover_rows`` (the kernel, compiled by numba) and ``HAVE_NUMBA``, made on first use.
+
+    Why: importing numba (with llvmlite and scipy) costs about half a CPU second and 40 MB,
+    which every command paid when this module imported it; most never run the kernel."""
+    if name not in ("cover_rows", "HAVE_NUMBA"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    _kernel()
+    return globals()[name]
+
+
+def _kernel() -> tuple[Any, bool]:
+    """``(cover_rows, HAVE_NUMBA)``, importing numba and decorating the kernel the first time."""
+    made = globals()
+    if "cover_rows" not in made:
+        kernel: Any
+        try:  # numba is a dependency, but the backend must work where it cannot be imported
+            from numba import njit
+
+            kernel, have = njit(cache=_CACHE, nogil=True)(_cover_rows), True
+        except ImportError:  # pragma: no cover - exercised only without numba
+            kernel, have = _cover_rows, False
+            kernel.py_func = kernel
+        made.update(cover_rows=kernel, HAVE_NUMBA=have)
+    return made["cover_rows"], made["HAVE_NUMBA"]
+
+
 def as_ids(a: Any) -> Any:
     """A C-contiguous 1-D int64 view or copy (what the kernel's lists hold)."""
     return np.ascontiguousarray(np.asarray(a, dtype=np.int64).reshape(-1))
@@ -383,7 +394,8 @@ def warm_up() -> float:
     import time
 
     start = time.process_time()
-    if HAVE_NUMBA:
+    cover_rows, have_numba = _kernel()
+    if have_numba:
         z = np.zeros(0, dtype=np.int64)
         one = np.zeros(1, dtype=np.int64)
         cover_rows(

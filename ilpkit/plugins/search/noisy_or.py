@@ -31,11 +31,13 @@ illegal clauses at exactly 0 and order the clauses of one bottom clause alike.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import networkx as nx
 import numpy as np
 import numpy.typing as npt
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 FloatArray = npt.NDArray[np.float64]
 Normalise = Literal["geometric", "joint"]
