@@ -9,7 +9,6 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ilpkit.backends.base import BackendStatus
 from ilpkit.core.plugins import PluginManager, get_plugin_manager
 
 
@@ -36,6 +35,8 @@ def backends(
 def backend_statuses(manager: PluginManager) -> list[dict[str, Any]]:
     """One row per backend variant: a backend class's ``probe()`` says what works; a factory
     without one is reported as unknown rather than started."""
+    from ilpkit.backends.base import BackendStatus  # numpy, pydantic: only when run
+
     rows = []
     for spec in manager.specs("backend"):
         probe = getattr(spec.factory, "probe", None)

@@ -22,16 +22,14 @@ from ilpkit.cli.common import (
     open_backend,
     split_sets,
 )
-from ilpkit.core.compose import with_settings
 from ilpkit.core.config import DataFormat
 from ilpkit.core.errors import DataError
-from ilpkit.core.literal_graph import check_graph_path, literal_network, write_graph
-from ilpkit.core.mismatch import check_clause, check_seed
-from ilpkit.core.reader import PrologReader
 from ilpkit.core.terms import Clause, Term
 
 
 def _parse(text: str, what: str) -> Term:
+    from ilpkit.core.reader import PrologReader
+
     # the reader names the place itself ("--clause:1:29: ..."): no second prefix
     return PrologReader(double_quotes="codes").read_term(text, name=what)
 
@@ -63,6 +61,10 @@ def saturate(
     """Print the bottom clause of a seed example. ``--set KEY=VALUE`` overrides the data's
     Aleph settings (i, clauselength, ...) as for learn; ``--set backend.KEY=VALUE`` sets a
     backend option."""
+    from ilpkit.core.compose import with_settings  # the commands' own imports: not for --help
+    from ilpkit.core.literal_graph import check_graph_path, literal_network, write_graph
+    from ilpkit.core.mismatch import check_seed
+
     if graph is not None:
         check_graph_path(graph)
     task = load(path, fmt, stem, trust_data=trust_data)
@@ -117,6 +119,9 @@ def coverage(
     """Print how many positive and negative examples a clause covers. ``--set KEY=VALUE``
     overrides the data's Aleph settings as for learn; ``--set backend.KEY=VALUE`` sets a
     backend option."""
+    from ilpkit.core.compose import with_settings
+    from ilpkit.core.mismatch import check_clause
+
     task = load(path, fmt, stem, trust_data=trust_data)
     options = split_sets(sets, ("", "backend"))
     task = with_settings(task, options.pop(""), where="--set")

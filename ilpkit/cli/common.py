@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ilpkit.core.config import parse_value
 from ilpkit.core.errors import ConfigError
-from ilpkit.core.task import Task
 from ilpkit.datasets import resolve_data_path
+
+if TYPE_CHECKING:
+    from ilpkit.core.task import Task  # numpy: not for --help
 
 PathArg = Annotated[
     str,

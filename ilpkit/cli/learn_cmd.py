@@ -8,7 +8,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any, Final
+from typing import TYPE_CHECKING, Annotated, Any, Final
 
 import typer
 from rich.console import Console
@@ -29,9 +29,11 @@ from ilpkit.cli.common import (
 from ilpkit.cli.tables import fit_table
 from ilpkit.core.bias_check import reporting_bias
 from ilpkit.core.config import DataFormat
-from ilpkit.core.learner import EMPTY_THEORY, Recorded, Rule, SelfExplaining, load_model
 from ilpkit.core.outpaths import check_output_file, write_output
-from ilpkit.core.search import Evaluated
+
+if TYPE_CHECKING:  # numpy and the core modules load when a command runs, not for --help
+    from ilpkit.core.learner import Rule
+    from ilpkit.core.search import Evaluated
 
 SECTIONS: Final = ("", "data", "backend", "search", "scorer", "learner", "combiner", "executor")
 
@@ -182,6 +184,7 @@ def learn(
     (clauselength, nodes, i, minpos, ...); ``--set learner.KEY=VALUE`` (and search., scorer.,
     combiner., backend., executor.) sets plugin options."""
     from ilpkit.api import learn as learn_model
+    from ilpkit.core.learner import EMPTY_THEORY, Recorded
 
     if out is not None:
         check_output_file(out)  # before any work, not a traceback after it
@@ -315,6 +318,7 @@ def explain(
 ) -> None:
     """Show a model's rules with their precision, recall and coverage counts."""
     from ilpkit.api import explain as explain_rules
+    from ilpkit.core.learner import SelfExplaining, load_model
 
     model = load_model(model_path)
     title = f"{model.learner} model {model_path} (training counts)"

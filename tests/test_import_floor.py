@@ -1,0 +1,59 @@
+"""Regression guard for the start-up floor (issue 32): the CLI and the plugin registration
+import no heavy library; each is imported where it is used (networkx for literal graphs,
+numba when the native kernel first runs, scikit-learn/scipy in the learners and combiners
+that fit with them). Not a timing test: it checks ``sys.modules`` in a fresh interpreter."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("networkx", "sklearn", "scipy", "numba", "llvmlite")
+
+_REPORT = """
+import json, sys
+{code}
+print(json.dumps(sorted(m for m in {heavy!r} if m in sys.modules)))
+"""
+
+
+def _heavy_after(code: str) -> list[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", _REPORT.format(code=code, heavy=HEAVY)],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
+    loaded: list[str] = json.loads(out.strip().splitlines()[-1])
+    return loaded
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import ilpkit.cli.main",
+        # what every command does: the built-in plugins registered through pluggy
+        "from ilpkit.core.plugins import PluginManager; PluginManager(entry_points=False)",
+        # `ilpkit --help`, run as the command runs it
+        "import sys\nfrom ilpkit.cli.main import app\nsys.argv = ['ilpkit', '--help']\n"
+        "try:\n    app()\nexcept SystemExit:\n    pass",
+    ],
+    ids=["import-cli", "register-plugins", "help"],
+)
+def test_start_up_imports_no_heavy_library(code: str) -> None:
+    assert _heavy_after(code) == []
+
+
+def test_the_cli_import_leaves_numpy_for_the_commands() -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", "import sys, ilpkit.cli.main; print('numpy' in sys.modules)"],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
+    assert out.strip() == "False"
