@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ilpkit.core.config import RunConfig, load_config, resolve_plugins
+from ilpkit.core.config import RunConfig, load_config
 from ilpkit.core.learner import Model, Recorded, Rule
 from ilpkit.core.provenance import engine_record
 from ilpkit.core.search import Evaluated, Observer
@@ -47,7 +47,6 @@ def run(
     refused unless ``trust_data=True`` is passed here; so is resuming a trusted run."""
     from ilpkit.core.config import apply_overrides
     from ilpkit.core.errors import ConfigError
-    from ilpkit.core.plugins import get_plugin_manager
     from ilpkit.core.runs import check_recorded_trust, run_experiment, without_trust
 
     if not isinstance(config, RunConfig):
@@ -59,8 +58,7 @@ def run(
     target = out if out is not None else config.output
     if target is None:
         raise ConfigError("no output directory: pass out= or set the config's output")
-    resolve_plugins(config, get_plugin_manager())
-    return run_experiment(config, target, resume=resume)
+    return run_experiment(config, target, resume=resume)  # composes the one Run
 
 
 def cv(

@@ -338,13 +338,10 @@ def _run(
     trust_data: bool = False,
     limit: float | None = None,
 ) -> None:
-    from ilpkit.core.config import resolve_plugins
-    from ilpkit.core.plugins import get_plugin_manager
     from ilpkit.core.runs import empty_theories_note, run_experiment
 
     if trust_data:  # kept in the run's config.toml; resuming needs --trust-data again
         config = apply_overrides(config, ["backend.trust_data=true"], where="--trust-data")
-    resolve_plugins(config, get_plugin_manager(), where="options")
     from ilpkit.core.search import time_limit
 
     with (
