@@ -317,3 +317,19 @@ def test_the_estimator_takes_a_combiner() -> None:
     )
     assert est.get_params()["combiner"] == "logistic"
     assert np.allclose(est.decision_function(task.examples.ids), scores(api)[0])
+
+
+@pytest.mark.parametrize("combiner", ["vote", "logistic"])
+def test_cross_validation_with_a_combiner(combiner: str, tmp_path: Path) -> None:
+    """Scores (vote) are calibrated by the run, probabilities (logistic) are reported as
+    they are: both cross-validate."""
+    results = ilpkit.cv(
+        "trains",
+        out=tmp_path / "run",
+        learner="pool",
+        combiner=combiner,
+        folds=2,
+        options={"learner": POOL_LEARNERS["pool"]},
+    )
+    assert results["n_units"] == 2
+    assert "aurpc" in results["summary"]

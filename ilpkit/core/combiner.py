@@ -234,13 +234,6 @@ class PoolModel:
     ) -> npt.NDArray[np.bool_]:
         return np.asarray(self.combination.predict(self.matrix(backend, ids)), dtype=bool)
 
-    def predict_proba(
-        self, backend: BackendProtocol, ids: npt.NDArray[np.int64] | None = None
-    ) -> npt.NDArray[np.float64]:
-        if not isinstance(self.combination, ProbabilisticCombination):
-            raise TypeError(f"combiner {self.combiner!r} gives scores, not probabilities")
-        return self.combination.predict_proba(self.matrix(backend, ids))
-
     def rules(self) -> list[Any]:
         from ilpkit.core.learner import Rule
 
@@ -267,6 +260,27 @@ class PoolModel:
         }
 
 
+@dataclass
+class ProbabilisticPoolModel(PoolModel):
+    """A pool model whose combiner gives calibrated probabilities (svm, forest, logistic):
+    cross-validation reports its mean cross entropy instead of fitting a calibration."""
+
+    scores_are_probabilities: bool = True
+
+    def predict_proba(
+        self, backend: BackendProtocol, ids: npt.NDArray[np.int64] | None = None
+    ) -> npt.NDArray[np.float64]:
+        combination = self.combination
+        assert isinstance(combination, ProbabilisticCombination)
+        return combination.predict_proba(self.matrix(backend, ids))
+
+
+def _model_class(combination: Combination) -> type[PoolModel]:
+    if isinstance(combination, ProbabilisticCombination):
+        return ProbabilisticPoolModel
+    return PoolModel
+
+
 def pool_model_from_json(data: dict[str, Any]) -> PoolModel:
     """A :class:`PoolModel` read back (:func:`ilpkit.core.learner.load_model` calls this for
     a model that names a combiner)."""
@@ -284,13 +298,14 @@ def pool_model_from_json(data: dict[str, Any]) -> PoolModel:
     combiner = get_plugin_manager().make("combiner", name, {})
     if not isinstance(combiner, Combiner):
         raise ConfigError(f"combiner {name!r} cannot read saved models")
-    return PoolModel(
+    combination = combiner.combination_from_json(combination_data)
+    return _model_class(combination)(
         learner=str(data["learner"]),
         combiner=name,
         clauses=clauses,
         groups=groups,
         group_kind=str(data.get("group_kind", "clause")),
-        combination=combiner.combination_from_json(combination_data),
+        combination=combination,
         clauses_evaluated=int(data.get("clauses_evaluated", 0)),
         info=dict(data.get("info", {})),
         train_counts=[
@@ -318,7 +333,7 @@ def fit_pool(
     tune = ctx.tune_ids if ctx.tune_ids is not None and len(ctx.tune_ids) else None
     pool = build_pool(task, ctx.backend, clauses, groups, group_kind, train, tune)
     combination = combiner.fit(pool, seed=ctx.seed)
-    return PoolModel(
+    return _model_class(combination)(
         learner=learner,
         combiner=combiner.name,
         clauses=pool.clauses,
