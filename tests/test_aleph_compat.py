@@ -92,3 +92,22 @@ def test_learn_does_not_repeat_alephs_trace_volume(tmp_path: Path) -> None:
     task = load_task(resolve_data_path("uwcse"))
     assert "verbosity" in (unused_settings_warning(task) or "")
     assert unused_settings_warning(task, "theory") is None
+
+
+def test_unsupported_aleph_features_are_refused_with_what_ilpkit_offers(tmp_path: Path) -> None:
+    folder = tmp_path / "abduce"
+    folder.mkdir()
+    (folder / "g.b").write_text(
+        ":- modeh(*, gp(+p, -p)).\n:- modeb(*, parent(+p, -p)).\n"
+        ":- determination(gp/2, parent/2).\n:- abducible(parent/2).\n"
+        "parent(a, b).\nparent(b, c).\n"
+    )
+    (folder / "g.f").write_text("gp(a, c).\n")
+    (folder / "g.n").write_text("gp(b, a).\n")
+    result = CliRunner().invoke(app, ["learn", str(folder)])
+    assert result.exit_code == 2, result.output
+    assert "g.b:4:1: Aleph's abduction (abducible/1) is not supported by ilpkit" in result.output
+    (folder / "g.b").write_text(
+        (folder / "g.b").read_text().replace(":- abducible(parent/2).\n", "")
+    )
+    assert CliRunner().invoke(app, ["learn", str(folder)]).exit_code == 0

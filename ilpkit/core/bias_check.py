@@ -254,3 +254,55 @@ def notify(task: Task, learner: str | None = None) -> None:
     said.update(warnings)
     if warnings:
         _HOOKS[-1](warnings)
+
+
+UNSUPPORTED_DIRECTIVES: dict[tuple[str, int], tuple[str, str]] = {
+    ("abducible", 1): (
+        "abduction (abducible/1)",
+        "ilpkit learns clauses of the target only, from the examples given",
+    ),
+    ("induce_modes", 0): ("mode learning (induce_modes)", "write the modes with modeh/modeb"),
+    ("induce_constraints", 0): (
+        "constraint learning (induce_constraints)",
+        "ilpkit learns clauses of the target",
+    ),
+    ("induce_features", 0): (
+        "feature construction (induce_features)",
+        "--learner static-rf or --learner pool --combiner logistic turn clauses into features",
+    ),
+    ("induce_incremental", 0): (
+        "interactive induction (induce_incremental)",
+        "give the examples in the .f and .n files",
+    ),
+    ("induce_tree", 0): ("tree induction (induce_tree)", "--learner tilde learns trees"),
+}
+"""Aleph features ilpkit does not offer, named by the directive that asks for them, with
+what ilpkit offers instead."""
+
+
+def unsupported_features(task: Task) -> str | None:
+    """The message refusing to learn when the data asks for an Aleph feature ilpkit does not
+    have (abduction, mode or feature learning, interactive induction), or None."""
+    from ilpkit.core.terms import Const, Struct
+
+    lines = []
+    for d in task.directives:
+        goal = d.term.args[0] if type(d.term) is Struct and len(d.term.args) == 1 else d.term
+        if type(goal) is Struct:
+            key = (goal.name, len(goal.args))
+        elif type(goal) is Const and isinstance(goal.value, str):
+            key = (goal.value, 0)
+        else:
+            continue
+        if key in UNSUPPORTED_DIRECTIVES:
+            feature, instead = UNSUPPORTED_DIRECTIVES[key]
+            lines.append(f"{d.location}: Aleph's {feature} is not supported by ilpkit: {instead}")
+    if str(task.bias.settings.explicit.get("interactive", "false")) == "true":
+        where = task.bias.settings.locations.get("interactive")
+        lines.append(
+            f"{where or task.name}: set(interactive, true): Aleph's interactive induction is "
+            "not supported by ilpkit: give the examples in the .f and .n files"
+        )
+    if not lines:
+        return None
+    return "\n".join([*lines, "remove these from the data to learn without them"])

@@ -616,6 +616,9 @@ class Run:
             task = load(config)
         else:
             task = with_settings(task, config.settings, where=f"{where}: settings")
+        refused = bias_check.unsupported_features(task)
+        if refused is not None:
+            raise ConfigError(refused)
         return cls(resolve(config, task, manager=manager, where=where), task, manager)
 
     def open_backend(self, task: Task | None = None) -> Any:
