@@ -333,3 +333,17 @@ def test_cross_validation_with_a_combiner(combiner: str, tmp_path: Path) -> None
     )
     assert results["n_units"] == 2
     assert "aurpc" in results["summary"]
+
+
+def test_svm_combiner_on_gleaners_pool_is_gleanersrl() -> None:
+    opts = POOL_LEARNERS["gleaner"]
+    own = ilpkit.learn(
+        "trains", learner="gleanersrl", options={"learner": {**opts, "c_grid": [1.0, 0.01]}}
+    )
+    combined = ilpkit.learn(
+        "trains",
+        learner="gleaner",
+        combiner="svm",
+        options={"learner": opts, "combiner": {"c_grid": [1.0, 0.01]}},
+    )
+    assert np.allclose(scores(own)[0], scores(combined)[0])

@@ -6,8 +6,9 @@ trains on the training examples; the C and probability floor with the lowest lea
 mean cross entropy on the tune examples (the training examples without a tune set) are kept,
 and the SVM's decision values on the tune examples are calibrated by isotonic regression,
 clipped to [prob_min, 1 - prob_min].  Every step is GleanerSRL's own code
-(:mod:`ilpkit.plugins.learners.gleanersrl`); on Gleaner's pool with Boolean features this is
-GleanerSRL.
+(:mod:`ilpkit.plugins.learners.gleanersrl`), and a clause several members kept is one
+feature, as in GleanerSRL: on Gleaner's pool this is GleanerSRL with Boolean features
+(tested).
 """
 
 from __future__ import annotations
@@ -54,6 +55,15 @@ class SvmOptions(BaseModel):
     )
 
 
+def feature_columns(pool: ClausePool) -> list[int]:
+    """One column per distinct clause (its first), as GleanerSRL's Boolean features: a
+    clause several members kept is one feature, not several equal ones."""
+    seen: dict[str, int] = {}
+    for j, clause in enumerate(pool.clauses):
+        seen.setdefault(str(clause.canonical()), j)
+    return sorted(seen.values())
+
+
 class SvmCombination:
     def __init__(
         self,
@@ -63,7 +73,11 @@ class SvmCombination:
         isotonic: Isotonic,
         prob_min: float,
         tuning: list[dict[str, float]],
+        columns: list[int] | None = None,
+        n_clauses: int | None = None,
     ) -> None:
+        self.columns = list(range(len(stats.tp))) if columns is None else columns
+        self.n_clauses = len(self.columns) if n_clauses is None else n_clauses
         self.kernel_name = kernel
         self.stats = stats
         self.svm = svm
@@ -76,9 +90,10 @@ class SvmCombination:
         return kernel
 
     def decision(self, matrix: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
-        if matrix.shape[1] == 0:
+        if not self.columns:
             return np.full(matrix.shape[0], self.svm.intercept)
-        return self.svm.decision(matrix.astype(np.float64), self.kernel(), self.stats)
+        x = matrix[:, self.columns].astype(np.float64)
+        return self.svm.decision(x, self.kernel(), self.stats)
 
     def predict_proba(self, matrix: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
         p = self.isotonic(self.decision(matrix))
@@ -91,15 +106,17 @@ class SvmCombination:
         return np.asarray(self.predict_proba(matrix) >= 0.5, dtype=bool)
 
     def clause_weights(self) -> npt.NDArray[np.float64]:
-        """Each clause's weight in the SVM's linear form (zeros for the dual-form info
-        kernel, which has none)."""
-        k = len(self.stats.tp)
+        """Each clause's weight in the SVM's linear form, on the first of equal clauses
+        (zeros for the dual-form info kernel, which has none)."""
+        out = np.zeros(self.n_clauses)
+        k = len(self.columns)
         if self.svm.weights is None or k == 0:
-            return np.zeros(k)
+            return out
         phi = self.kernel().feature_map(np.eye(k), self.stats)
         if phi is None:
-            return np.zeros(k)
-        return np.asarray(phi @ self.svm.weights, dtype=np.float64).ravel()
+            return out
+        out[self.columns] = np.asarray(phi @ self.svm.weights, dtype=np.float64).ravel()
+        return out
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -112,6 +129,8 @@ class SvmCombination:
             },
             "prob_min": self.prob_min,
             "tuning": self.tuning,
+            "columns": self.columns,
+            "n_clauses": self.n_clauses,
         }
 
 
@@ -124,12 +143,14 @@ class SvmCombiner:
     def fit(self, pool: ClausePool, *, seed: int = 0) -> SvmCombination:
         o = self.options
         kernel: Kernel = get_plugin_manager().make("kernel", o.kernel, {})
-        x_train = pool.fit_matrix.astype(np.float64)
+        columns = feature_columns(pool)
+        x_train = pool.fit_matrix[:, columns].astype(np.float64)
         positive = pool.fit_labels
         if not 0 < positive.sum() < len(positive):
             raise ConfigError("combiner svm: the training set needs positive and negative examples")
         stats = FeatureStats.measure(x_train, positive)
         x_tune, y_tune, _ = pool.held_out()
+        x_tune = x_tune[:, columns]
         floors = tuple(o.prob_min_grid)
         best: tuple[float, int] | None = None
         chosen: tuple[SVMScore, npt.NDArray[np.float64], float] | None = None
@@ -161,7 +182,9 @@ class SvmCombiner:
                 chosen = (svm, s, floor)
         assert chosen is not None
         svm, s_tune, prob_min = chosen
-        return SvmCombination(o.kernel, stats, svm, isotonic_fit(s_tune, y_tune), prob_min, tuning)
+        iso = isotonic_fit(s_tune, y_tune)
+        k = len(pool.clauses)
+        return SvmCombination(o.kernel, stats, svm, iso, prob_min, tuning, columns, k)
 
     def combination_from_json(self, data: dict[str, Any]) -> SvmCombination:
         stats = FeatureStats.from_json(data["stats"])
@@ -176,6 +199,8 @@ class SvmCombiner:
             ),
             float(data["prob_min"]),
             list(data.get("tuning", [])),
+            [int(j) for j in data["columns"]] if "columns" in data else None,
+            int(data["n_clauses"]) if "n_clauses" in data else None,
         )
 
 
