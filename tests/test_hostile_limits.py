@@ -139,6 +139,7 @@ def test_catch_in_the_data_never_swallows_the_step_limit(engine: str, case: str)
     assert got["after"] == [0, 1]
 
 
+@pytest.mark.heavy  # wall-clock limits: with the heavy tests, away from a loaded machine's noise
 @pytest.mark.parametrize("case", ["catch_all_loops_again", "catch_of_the_time_ball"])
 def test_catch_in_the_data_never_swallows_the_time_limit(engine: str, case: str) -> None:
     got = cover_on(
