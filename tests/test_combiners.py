@@ -347,3 +347,20 @@ def test_svm_combiner_on_gleaners_pool_is_gleanersrl() -> None:
         options={"learner": opts, "combiner": {"c_grid": [1.0, 0.01]}},
     )
     assert np.allclose(scores(own)[0], scores(combined)[0])
+
+
+def test_pool_models_report_gleaners_points_and_keep_no_body_less_clause(tmp_path: Path) -> None:
+    results = ilpkit.cv(
+        "trains",
+        out=tmp_path / "run",
+        learner="aleph-ensemble",
+        combiner="gleaner",
+        folds=2,
+        options={"learner": POOL_LEARNERS["aleph-ensemble"]},
+    )
+    assert "aurpc_points" in results["summary"]
+    model = ilpkit.learn(
+        "trains", learner="pool", search="rrr", scorer="laplace",
+        options={"learner": POOL_LEARNERS["pool"]},
+    )  # fmt: skip
+    assert model.clauses and all(c.body for c in model.clauses)

@@ -275,9 +275,34 @@ class ProbabilisticPoolModel(PoolModel):
         return combination.predict_proba(self.matrix(backend, ids))
 
 
+@runtime_checkable
+class PointCombination(Protocol):
+    """A combination made of several classifiers (Gleaner's chosen theories), each a (TP, FP)
+    point on the rows given."""
+
+    def pr_counts(
+        self, matrix: npt.NDArray[np.bool_], labels: npt.NDArray[np.bool_]
+    ) -> list[tuple[float, float]]: ...
+
+
+@dataclass
+class PointsPoolModel(PoolModel):
+    """A pool model whose combination is a set of point classifiers: cross-validation reports
+    their recall-precision points (``aurpc_points``) as it does Gleaner's own."""
+
+    def pr_counts(
+        self, backend: BackendProtocol, ids: npt.NDArray[np.int64], labels: npt.NDArray[np.bool_]
+    ) -> list[tuple[float, float]]:
+        combination = self.combination
+        assert isinstance(combination, PointCombination)
+        return combination.pr_counts(self.matrix(backend, ids), np.asarray(labels, dtype=bool))
+
+
 def _model_class(combination: Combination) -> type[PoolModel]:
     if isinstance(combination, ProbabilisticCombination):
         return ProbabilisticPoolModel
+    if isinstance(combination, PointCombination):
+        return PointsPoolModel
     return PoolModel
 
 

@@ -3,8 +3,9 @@
 The generic pool learner: ``seeds`` searches (the run's search and scorer), each from its
 own saturated training positive (distinct positives in a random order, as Gleaner's seeds),
 each keeping its ``keep`` best clauses by the scorer among those covering at least
-``min_pos`` training positives.  The kept clauses, grouped by seed, go to the run's combiner
-(``--combiner``; ``vote`` when none is named), so "RRR clauses ranked by RankBoost" is
+``min_pos`` training positives (never the body-less clause, which covers every example).
+The kept clauses, grouped by seed, go to the run's combiner (``--combiner``; ``vote`` when
+none is named), so "RRR clauses ranked by RankBoost" is
 ``ilpkit learn DATA --learner pool --search rrr --combiner rankboost``.  Seeds are
 independent members that an executor may run in parallel.
 """
@@ -75,7 +76,8 @@ def search_pool_seed(
     seen: set[str] = set()
 
     def observe(e: Evaluated) -> None:
-        if e.counts.tp < options.min_pos or not np.isfinite(e.score):
+        # the body-less clause covers every example: as a pool member it ranks nothing
+        if not e.body or e.counts.tp < options.min_pos or not np.isfinite(e.score):
             return
         text = str(e.clause.canonical())
         if text in seen:
