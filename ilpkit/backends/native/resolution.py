@@ -122,8 +122,10 @@ from ilpkit.backends.native.prolog.library import (
 )
 from ilpkit.backends.native.prolog.machine import _Machine
 from ilpkit.backends.native.prolog.terms import (
+    _FAST,
     RT,
     Ref,
+    _cyclic,
     _deref,
     _from_term,
     _is_ground,
@@ -132,7 +134,6 @@ from ilpkit.backends.native.prolog.terms import (
     _Slot,
     _slot,
     _Tmpl,
-    _to_term,
     _VarNamer,
 )
 from ilpkit.core.errors import DataError
@@ -152,18 +153,31 @@ __all__ = [
 # --------------------------------------------------------------------------------------------
 
 
-def _plain(t: RT) -> RT:
-    """A ground term without :class:`Ref` cells (the spine of a list walked in a loop)."""
+class _TooLarge(Exception):
+    """A call argument beyond :data:`_PLAIN_NODES` compounds (huge, shared or cyclic)."""
+
+
+_PLAIN_NODES: Final = 1 << 16
+"""Compounds of the ground arguments of a call answered set-at-a-time: a larger argument
+(a cyclic one has no end) is left to the machine, which handles cycles and limits."""
+
+
+def _plain(t: RT, budget: list[int]) -> RT:
+    """A ground term without :class:`Ref` cells (the spine of a list walked in a loop);
+    :class:`_TooLarge` once ``budget[0]`` compounds are spent."""
     t = _deref(t)
     if type(t) is not tuple:
         return t
     spine = []
     while type(t) is tuple:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise _TooLarge
         spine.append(t)
         t = _deref(t[-1])
     out = t
     for c in reversed(spine):
-        out = (c[0], *(_plain(a) for a in c[1:-1]), out)
+        out = (c[0], *(_plain(a, budget) for a in c[1:-1]), out)
     return out
 
 
@@ -222,12 +236,16 @@ class ResolutionEngine:
         set-at-a-time once per call (arguments ground or free variables); None when the
         call is outside the evaluator's fragment (the machine then resolves it)."""
         vals: list[RT] = []
+        budget = [_PLAIN_NODES]
         for a in args:
             a = _deref(a)
             if type(a) is Ref:
                 vals.append(None)
             elif _is_ground(a):
-                vals.append(_plain(a))
+                try:
+                    vals.append(_plain(a, budget))
+                except (_TooLarge, RecursionError):
+                    return None
             else:
                 return None
         pattern = (pred.key, tuple(v is None for v in vals))
@@ -274,7 +292,7 @@ class ResolutionEngine:
         count = 0
         try:
             for _ in machine.run(seq):
-                yield _to_term(rt, _VarNamer(dict(known)))
+                yield machine.answer(rt, _VarNamer(dict(known)))
                 count += 1
                 if max_solutions is not None and count >= max_solutions:
                     break
@@ -314,7 +332,7 @@ class ResolutionEngine:
         try:
             for _ in machine.run(seq):
                 namer = _VarNamer(dict(known))
-                out.append(tuple(_to_term(a, namer) for a in rt_args))
+                out.append(tuple(machine.answer(a, namer) for a in rt_args))
                 if max_solutions is not None and len(out) >= max_solutions:
                     break
         finally:
@@ -572,12 +590,21 @@ class ResolutionEngine:
             key = (goal[0], len(goal) - 1)
             if key not in _CONTROL and key != ("call", 1):
                 return ((_I_CALL, self._pred(key, False), goal[1:], goal, self._dyn_ctx),)
-        return self._compile_goals([goal], self._dyn_ctx)
+        try:
+            return self._compile_goals([goal], self._dyn_ctx)
+        except RecursionError:
+            if _cyclic(goal):
+                raise _cyclic_goal() from None
+            raise
 
     def _compile_goals(self, goals: list[RT], ctx: _Ctx) -> tuple[Any, ...]:
         out: list[Any] = []
         stack = list(reversed(goals))
+        n = 0
         while stack:
+            n += 1
+            if n % _FAST == 0 and any(_cyclic(g) for g in goals):  # (A, (B, ...)) forever
+                raise _cyclic_goal()
             g = _deref(stack.pop())
             tg = type(g)
             if (tg is tuple or tg is _Tmpl) and len(g) == 3 and g[0] == ",":
@@ -667,3 +694,11 @@ def _refused_function(args: Iterable[Term]) -> str | None:
         elif type(t) is Const and t.value in _REFUSED_FUNCS:
             return _pi(str(t.value), 0)
     return None
+
+
+def _cyclic_goal() -> _Throw:
+    """SWI-Prolog's error for calling a cyclic goal (``G = (true, G), call(G)``)."""
+    return _Throw(
+        ("error", ("representation_error", "cyclic_term"), Ref()),
+        "representation error: a cyclic term cannot be called as a goal",
+    )

@@ -68,6 +68,26 @@ def _builtin(self: Evaluator, name: str, args: tuple[RT, ...], st: _State) -> _S
     raise Unsupported(f"{name}/2")
 
 
+def _occurs(v: _V, t: RT, st: _State) -> bool:
+    """Whether ``v`` occurs in ``t`` under ``st``'s bindings (kept acyclic: binding ``v`` to
+    such a ``t`` would make a cyclic term, which the evaluator leaves to the machine)."""
+    stack = [t]
+    n = 0
+    while stack:
+        x = st.walk(stack.pop())
+        if x is v:
+            return True
+        if type(x) is tuple:
+            n += 1
+            if n > _OCCURS_NODES:  # shared subterms, unfolded
+                raise Unsupported("a very large term", static=False)
+            stack.extend(x[1:])
+    return False
+
+
+_OCCURS_NODES = 1 << 16
+
+
 def _unify(self: Evaluator, a: RT, b: RT, st: _State) -> bool:
     """Unify in ``st`` (bindings recorded, rows filtered); False if no row can match."""
     stack = [(a, b)]
@@ -79,9 +99,13 @@ def _unify(self: Evaluator, a: RT, b: RT, st: _State) -> bool:
             continue
         tx, ty = type(x), type(y)
         if tx is _V and x not in st.cols:
+            if ty is tuple and _occurs(x, y, st):
+                raise Unsupported("a cyclic term", static=False)  # the machine's: rational trees
             st.sub[x] = y
             continue
         if ty is _V and y not in st.cols:
+            if tx is tuple and _occurs(y, x, st):
+                raise Unsupported("a cyclic term", static=False)
             st.sub[y] = x
             continue
         if tx is _V or ty is _V:

@@ -55,6 +55,10 @@ class _V:
         return f"_V({self.name})"
 
 
+_RESOLVE_NODES: Final = 1 << 16
+"""Compounds one resolved term may have (see :meth:`_State._resolve`)."""
+
+
 def _has_var(t: RT) -> bool:
     if type(t) is _V:
         return True
@@ -188,8 +192,21 @@ class _State:
     def resolve(self, t: RT) -> RT:
         t = self.walk(t)
         if type(t) is tuple:
-            return tuple([t[0], *(self.resolve(a) for a in t[1:])])
+            return self._resolve(t, [_RESOLVE_NODES])
         return t
+
+    def _resolve(self, t: tuple[Any, ...], budget: list[int]) -> RT:
+        """``t`` with its bindings substituted; :class:`Unsupported` past ``budget[0]``
+        compounds (a term built with sharing, ``f(T, T)`` nested, is exponential as a tree:
+        the machine answers it instead)."""
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise Unsupported("a very large term", static=False)
+        out = [t[0]]
+        for a in t[1:]:
+            a = self.walk(a)
+            out.append(self._resolve(a, budget) if type(a) is tuple else a)
+        return tuple(out)
 
 
 def _compact(st: _State, outer: tuple[_V, ...], origin: _V) -> _State:

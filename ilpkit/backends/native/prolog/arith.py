@@ -15,7 +15,17 @@ from ilpkit.backends.native.prolog.errors import (
     _Throw,
     _type_err,
 )
-from ilpkit.backends.native.prolog.terms import NIL, RT, Ref, _deref
+from ilpkit.backends.native.prolog.terms import (
+    _FAST,
+    _NODE_BYTES,
+    _TICK,
+    NIL,
+    RT,
+    Ref,
+    _cyclic,
+    _deref,
+    _tick,
+)
 from ilpkit.core.terms import Str
 
 # --------------------------------------------------------------------------------------------
@@ -412,6 +422,7 @@ def _eval_unchecked(t: RT) -> RT:
 def _eval_slow(t: RT) -> RT:
     work: list[RT] = [t]
     vals: list[RT] = []
+    nodes = 0
     while work:
         x = work.pop()
         if type(x) is _Apply:
@@ -453,6 +464,11 @@ def _eval_slow(t: RT) -> RT:
                     ("type_error", "evaluable", ("/", name, n)),
                     f"type error: {_pi(name, n)} is not an arithmetic function",
                 )
+            nodes += 1
+            if nodes == _FAST and _cyclic(t):  # SWI-Prolog's error
+                raise _type_err("expression", t)
+            if nodes % _TICK == 0:  # a huge or cyclic expression: within the query's limits
+                _tick(_TICK, _TICK * _NODE_BYTES, "evaluating a very large or cyclic expression")
             work.append(_Apply(fn, n))
             work.extend(x[1:])  # the last argument is evaluated first, as in SWI
         elif tx is str:

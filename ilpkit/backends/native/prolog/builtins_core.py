@@ -9,6 +9,9 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 from ilpkit.backends.native.prolog.arith import _eval, _num_compare
 from ilpkit.backends.native.prolog.errors import _CELL_BYTES, _dom_err, _inst_err, _Throw, _type_err
 from ilpkit.backends.native.prolog.terms import (
+    _FAST,
+    _NODE_BYTES,
+    _TICK,
     NIL,
     RT,
     Ref,
@@ -19,6 +22,7 @@ from ilpkit.backends.native.prolog.terms import (
     _list_items,
     _mklist,
     _render,
+    _tick,
     _undo,
     _unify,
     _unify_oc,
@@ -350,6 +354,7 @@ def _term_vars(t: RT) -> list[Ref]:
     seen: set[int] = set()
     out: list[Ref] = []
     stack = [t]
+    n = 0
     while stack:
         x = _deref(stack.pop())
         if type(x) is Ref:
@@ -357,6 +362,13 @@ def _term_vars(t: RT) -> list[Ref]:
                 seen.add(id(x))
                 out.append(x)
         elif type(x) is tuple:
+            n += 1
+            if n > _FAST:  # a compound met again adds no variable: cyclic terms end
+                if id(x) in seen:
+                    continue
+                seen.add(id(x))
+                if n % _TICK == 0:
+                    _tick(_TICK, _TICK * _NODE_BYTES, "term_variables/2 of a very large term")
             stack.extend(reversed(x[1:]))
     return out
 

@@ -15,9 +15,16 @@ from ilpkit.backends.native.prolog.builtins_core import (
     _det,
     _gen,
 )
-from ilpkit.backends.native.prolog.errors import _CELL_BYTES, _dom_err, _inst_err, _type_err
+from ilpkit.backends.native.prolog.errors import (
+    _CELL_BYTES,
+    _FREE_CELLS,
+    _dom_err,
+    _inst_err,
+    _type_err,
+)
 from ilpkit.backends.native.prolog.terms import (
     _SORT_KEY,
+    _TICK,
     NIL,
     RT,
     Ref,
@@ -50,12 +57,17 @@ def _b_member(m: _Machine, a: list[RT]) -> Iterator[None]:
     x = a[0]
     trail = m.trail
     lst = _deref(a[1])
+    k = 0
     while type(lst) is tuple and len(lst) == 3 and lst[0] == ".":
         mark = len(trail)
         if _unify(x, lst[1], trail):
             yield
         _undo(trail, mark)
         lst = _deref(lst[2])
+        k += 1
+        if k == _FREE_CELLS:  # a step per cell, as SWI-Prolog's member/2 (a cyclic list)
+            m.charge(k + 1, 0, "member/2 walked a list of many cells")
+            k = 0
     if type(lst) is Ref:  # a partial list: member/2 extends it, without end (as SWI)
         k = 0
         while True:
@@ -75,7 +87,18 @@ def _b_memberchk(m: _Machine, a: list[RT]) -> bool:
     lst = _deref(a[1])
     tx = type(x)
     atomic = tx is not Ref and tx is not tuple
+    seen = 0  # Brent's cycle detection: a cyclic list is a type error, as in SWI-Prolog
+    cell = lst
+    lap = 1
     while type(lst) is tuple and len(lst) == 3 and lst[0] == ".":
+        seen += 1
+        if seen == lap:
+            cell = lst
+            lap *= 2
+            if lap > _TICK:
+                m.tick("memberchk/2")
+        elif lst is cell:
+            raise _type_err("list", a[1])
         e = lst[1]
         if atomic:  # fast path: no general unification against atomic items
             while type(e) is Ref:
@@ -143,9 +166,14 @@ def _nth(base: int) -> GenFn:
             if k < 0:
                 return
             lst = _deref(a[1])
+            walked = 0
             while k > 0 and type(lst) is tuple and len(lst) == 3 and lst[0] == ".":
                 lst = _deref(lst[2])
                 k -= 1
+                walked += 1
+                if walked == _TICK:  # a long (or cyclic) list: within the query's limits
+                    m.charge(walked, 0, f"nth{base}/3 walked a list of many cells")
+                    walked = 0
             if type(lst) is tuple and len(lst) == 3 and lst[0] == "." and k == 0:
                 if _unify(a[2], lst[1], trail):
                     yield

@@ -55,10 +55,12 @@ from ilpkit.backends.native.prolog.errors import (
 )
 from ilpkit.backends.native.prolog.terms import (
     _END,
+    _GUARD,
     RT,
     Ref,
     _build,
     _copy,
+    _CyclicTerm,
     _deref,
     _fact_plan,
     _match_row,
@@ -73,7 +75,7 @@ from ilpkit.backends.native.prolog.terms import (
     _VarNamer,
 )
 from ilpkit.core.errors import ResourceLimitExceeded
-from ilpkit.core.terms import to_prolog
+from ilpkit.core.terms import Term, to_prolog
 
 if TYPE_CHECKING:
     from ilpkit.backends.native.resolution import ResolutionEngine
@@ -94,6 +96,7 @@ class _Machine:
         "cps",
         "deadline",
         "eng",
+        "guard",
         "mem_base",
         "mem_limit",
         "mem_pending",
@@ -121,6 +124,8 @@ class _Machine:
         """Bytes charged by built-ins since the resident size was last read."""
         self.work = 0
         """Steps charged by built-ins for work beyond a resolution step (long lists, texts)."""
+        self.guard = self.charge_term
+        """What long loops over terms charge while this machine runs (``terms._GUARD``)."""
 
     # -- helpers used by control built-ins -------------------------------------------------
     def collect(
@@ -222,6 +227,22 @@ class _Machine:
             if over is not None:
                 raise _OverLimit("memory", f"{what}: {over}")
 
+    def charge_term(self, nodes: int, nbytes: int, what: str) -> None:
+        """The charge of a long loop over a term (``terms._tick``): a step per eight nodes
+        visited, the bytes it keeps, and the time limit."""
+        self.charge(nodes // 8, nbytes, what)
+
+    def answer(self, t: RT, namer: _VarNamer) -> Term:
+        """``t`` of an answer as a :class:`Term`: a cyclic one is beyond the native engine
+        (a :class:`Term` is a tree), reported as a limit, as SWI-Prolog answers it."""
+        try:
+            return _to_term(t, namer)
+        except _CyclicTerm as exc:
+            raise ResourceLimitExceeded(
+                f"the query {self.query()} has an answer the native engine cannot return "
+                f"({exc.what}); {_HINT}"
+            ) from None
+
     def tick(self, what: str) -> None:
         """The time-limit check of a long built-in loop that allocates nothing."""
         if self.deadline is not None and time.monotonic() > self.deadline:
@@ -286,7 +307,20 @@ class _Machine:
 
     # -- the solver loop -----------------------------------------------------------------------
     def run(self, seq: tuple[Any, ...]) -> Iterator[None]:
-        """Yield once per solution of ``seq`` (bindings are in place while suspended)."""
+        """Yield once per solution of ``seq`` (bindings are in place while suspended).
+
+        While it runs (not while suspended) long loops over terms charge this query
+        (``terms._GUARD``); a nested or interleaved query restores the outer one's guard.
+        """
+        outer = [_GUARD[0]]  # the guard to restore, as of the latest resumption
+        _GUARD[0] = self.guard
+        try:
+            yield from self._run(seq, outer)
+        finally:
+            if _GUARD[0] is self.guard:
+                _GUARD[0] = outer[0]
+
+    def _run(self, seq: tuple[Any, ...], outer: list[Any]) -> Iterator[None]:
         eng = self.eng
         trail = self.trail
         cps = self.cps
@@ -400,7 +434,10 @@ class _Machine:
                         continue
                     if cont is None:
                         self.steps = steps
+                        _GUARD[0] = outer[0]
                         yield
+                        outer[0] = _GUARD[0]
+                        _GUARD[0] = self.guard
                         fail = True
                         continue
                     # ---- run the next instruction ----------------------------------------
@@ -620,7 +657,8 @@ class _Machine:
                             f"{exc.message}{self._goal_text(instr, args)}"
                         ) from None
                     raise PrologRuntimeError(
-                        exc.message + self._goal_text(instr, args), _to_term(exc.ball)
+                        exc.message + self._goal_text(instr, args),
+                        _to_term(exc.ball, max_nodes=_BALL_NODES),
                     ) from None
                 cont = handler
                 fail = False
@@ -632,12 +670,22 @@ class _Machine:
             except _OverLimit as exc:
                 self.steps = steps
                 raise self._over(exc, instr) from None
+            except _CyclicTerm as exc:
+                self.steps = steps
+                raise ResourceLimitExceeded(
+                    f"the query {self.query()} met a cyclic term where the native engine "
+                    f"needs a tree ({exc.what}){self._where(instr)}; {_HINT}"
+                ) from None
             except MemoryError:
                 self.steps = steps
                 del cps[:], trail[:]
                 cont = None
                 raise self._over(_OverLimit("memory", "Python ran out of memory"), instr) from None
 
+
+_BALL_NODES: Final = 10_000
+"""Compounds of an uncaught ball kept in :attr:`PrologRuntimeError.ball` (the rest is
+``...``: a ball may be huge, shared or cyclic)."""
 
 _LIMIT_ATOMS: Final = frozenset({"inference_limit_exceeded", "time_limit_exceeded", "$aborted"})
 

@@ -53,6 +53,41 @@ def _slot(i: int) -> _Slot:
 NIL: Final = "[]"
 _END: Final = object()
 
+# -- loops over terms: cycles and the query's limits ------------------------------------------
+#
+# ``X = f(X)`` makes a cyclic term (a rational tree, as in SWI-Prolog: unification has no
+# occurs check).  Every loop over a term's arguments below visits at most ``_FAST`` compound
+# nodes in its plain form; past that it remembers what it has visited (tuple identities: a
+# cycle always passes through a bound :class:`Ref`, tuples are immutable), so that it ends on
+# cyclic and on shared (DAG) terms with SWI-Prolog's answer, and charges the running query
+# every ``_TICK`` nodes, so that it ends within the query's step, time and memory limits.
+
+_FAST: Final = 4096
+"""Compound nodes a loop over a term visits before it starts remembering the visited ones."""
+_TICK: Final = 1 << 14
+"""Nodes between two charges of a long loop to the running query."""
+_NODE_BYTES: Final = 96
+"""About the bytes one visited node costs a careful loop (a set entry and its key)."""
+
+_GUARD: list[Callable[[int, int, str], None] | None] = [None]
+"""``_GUARD[0](nodes, nbytes, what)`` charges the running query's limits (set by the
+machine while it runs a query; it raises the machine's limit exception)."""
+
+
+def _tick(nodes: int, nbytes: int, what: str) -> None:
+    """Charge a long loop over a term to the running query (if any)."""
+    guard = _GUARD[0]
+    if guard is not None:
+        guard(nodes, nbytes, what)
+
+
+class _CyclicTerm(Exception):
+    """A cyclic term where the native engine needs a tree (text, an answer as a Term)."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(what)
+        self.what = what
+
 
 def _deref(t: RT) -> RT:
     while type(t) is Ref:
@@ -94,9 +129,11 @@ def _unify(a: RT, b: RT, trail: list[Ref]) -> bool:
     """Prolog unification without occurs check; bindings are recorded on ``trail``.
 
     Iterative: the last argument (a list's tail) is processed last with a small stack, so long
-    lists do not recurse.
+    lists do not recurse.  Past ``_FAST`` compound pairs it goes on in
+    :func:`_unify_careful`, which ends on cyclic terms.
     """
     stack: list[RT] | None = None
+    n = 0
     while True:
         while type(a) is Ref:
             v = a.val
@@ -119,12 +156,19 @@ def _unify(a: RT, b: RT, trail: list[Ref]) -> bool:
             elif ta is tuple:
                 if type(b) is not tuple:
                     return False
-                n = len(a)
-                if n != len(b) or a[0] != b[0]:
+                n += 1
+                if n > _FAST:
+                    if stack is None:
+                        stack = []
+                    stack.append(a)
+                    stack.append(b)
+                    return _unify_careful(stack, trail)
+                ln = len(a)
+                if ln != len(b) or a[0] != b[0]:
                     return False
                 if stack is None:
                     stack = []
-                for i in range(n - 1, 0, -1):
+                for i in range(ln - 1, 0, -1):
                     stack.append(a[i])
                     stack.append(b[i])
             elif ta is not type(b) or a != b:
@@ -135,20 +179,63 @@ def _unify(a: RT, b: RT, trail: list[Ref]) -> bool:
         a = stack.pop()
 
 
+def _unify_careful(stack: list[RT], trail: list[Ref]) -> bool:
+    """Unification of the pairs on ``stack`` (``a, b`` alternating) as rational trees: a pair
+    of compounds met again is already being unified (SWI-Prolog's answer on cyclic terms)."""
+    seen: set[int] = set()
+    n = 0
+    while stack:
+        b = _deref(stack.pop())
+        a = _deref(stack.pop())
+        if a is b:
+            continue
+        ta = type(a)
+        if ta is Ref:
+            a.val = b
+            trail.append(a)
+        elif type(b) is Ref:
+            b.val = a
+            trail.append(b)
+        elif ta is tuple:
+            ln = len(a)
+            if type(b) is not tuple or ln != len(b) or a[0] != b[0]:
+                return False
+            key = id(a) << 64 | id(b)
+            if key in seen:
+                continue
+            seen.add(key)
+            n += 1
+            if n >= _TICK:
+                _tick(n, n * _NODE_BYTES, "unifying very large or cyclic terms")
+                n = 0
+            for i in range(ln - 1, 0, -1):
+                stack.append(a[i])
+                stack.append(b[i])
+        elif ta is not type(b) or a != b:
+            return False
+    return True
+
+
 def _occurs(v: Ref, t: RT) -> bool:
     stack = [t]
+    seen: set[int] = set()
     while stack:
         x = _deref(stack.pop())
         if x is v:
             return True
-        if type(x) is tuple:
+        if type(x) is tuple and id(x) not in seen:
+            seen.add(id(x))
+            if len(seen) % _TICK == 0:
+                _tick(_TICK, _TICK * _NODE_BYTES, "the occurs check of a very large term")
             stack.extend(x[1:])
     return False
 
 
 def _unify_oc(a: RT, b: RT, trail: list[Ref]) -> bool:
-    """Unification with occurs check (``unify_with_occurs_check/2``)."""
+    """Unification with occurs check (``unify_with_occurs_check/2``); a pair of compounds met
+    again is already being unified (terms made cyclic before the call)."""
     stack = [(a, b)]
+    seen: set[int] = set()
     while stack:
         x, y = stack.pop()
         x = _deref(x)
@@ -168,6 +255,12 @@ def _unify_oc(a: RT, b: RT, trail: list[Ref]) -> bool:
         elif type(x) is tuple:
             if type(y) is not tuple or len(x) != len(y) or x[0] != y[0]:
                 return False
+            key = id(x) << 64 | id(y)
+            if key in seen:
+                continue
+            seen.add(key)
+            if len(seen) % _TICK == 0:
+                _tick(_TICK, _TICK * _NODE_BYTES, "unifying very large or cyclic terms")
             stack.extend(zip(x[1:], y[1:], strict=True))
         elif type(x) is not type(y) or x != y:
             return False
@@ -297,8 +390,14 @@ def _rank(t: RT) -> int:
 
 
 def _compare(a: RT, b: RT) -> int:
-    """Standard order of terms (SWI-Prolog): -1, 0 or 1."""
+    """Standard order of terms (SWI-Prolog): -1, 0 or 1.
+
+    Past ``_FAST`` compound pairs, a pair met again counts as equal (it is being compared
+    already): cyclic terms compare as SWI-Prolog compares them.
+    """
     stack = [(a, b)]
+    n = 0
+    seen: set[int] | None = None
     while stack:
         x, y = stack.pop()
         x = _deref(x)
@@ -314,6 +413,16 @@ def _compare(a: RT, b: RT) -> int:
                 return -1 if len(x) < len(y) else 1
             if x[0] != y[0]:
                 return -1 if x[0] < y[0] else 1
+            n += 1
+            if n > _FAST:
+                if seen is None:
+                    seen = set()
+                key = id(x) << 64 | id(y)
+                if key in seen:
+                    continue
+                seen.add(key)
+                if n % _TICK == 0:
+                    _tick(_TICK, _TICK * _NODE_BYTES, "comparing very large or cyclic terms")
             for i in range(len(x) - 1, 0, -1):
                 stack.append((x[i], y[i]))
         elif rx == _RANK_NUM:
@@ -344,6 +453,8 @@ def _variant(a: RT, b: RT) -> bool:
     m1: dict[int, Ref] = {}
     m2: dict[int, Ref] = {}
     stack = [(a, b)]
+    n = 0
+    seen: set[int] | None = None
     while stack:
         x, y = stack.pop()
         x = _deref(x)
@@ -358,6 +469,16 @@ def _variant(a: RT, b: RT) -> bool:
         elif type(x) is tuple:
             if type(y) is not tuple or len(x) != len(y) or x[0] != y[0]:
                 return False
+            n += 1
+            if n > _FAST:
+                if seen is None:
+                    seen = set()
+                key = id(x) << 64 | id(y)
+                if key in seen:
+                    continue
+                seen.add(key)
+                if n % _TICK == 0:
+                    _tick(_TICK, _TICK * _NODE_BYTES, "comparing very large or cyclic terms")
             stack.extend(zip(x[1:], y[1:], strict=True))
         elif type(x) is not type(y) or x != y:
             return False
@@ -368,7 +489,12 @@ def _variant(a: RT, b: RT) -> bool:
 
 
 def _copy(t: RT, mapping: dict[int, Ref] | None = None) -> RT:
-    """A fully dereferenced copy with fresh variables (``copy_term/2``, ``findall/3`` results)."""
+    """A fully dereferenced copy with fresh variables (``copy_term/2``, ``findall/3`` results).
+
+    Past ``_FAST`` compounds the copy keeps the sharing of the original (a subterm met again is
+    copied once) and its cycles: a compound met again inside itself becomes a variable bound
+    to its copy, as the original cycle passes through a bound variable.
+    """
     t = _deref(t)
     tt = type(t)
     if tt is not tuple:
@@ -382,16 +508,44 @@ def _copy(t: RT, mapping: dict[int, Ref] | None = None) -> RT:
         return t
     if mapping is None:
         mapping = {}
-    stack: list[list[Any]] = [[t, 1, [t[0]]]]
+    # a frame: [source, next argument, copied arguments, a variable standing for the copy]
+    stack: list[list[Any]] = [[t, 1, [t[0]], None]]
+    n = 0
+    active: dict[int, list[Any]] | None = None
+    done: dict[int, RT] | None = None
     while True:
         top = stack[-1]
-        src, i, acc = top
+        src = top[0]
+        i = top[1]
+        acc = top[2]
         if i < len(src):
             top[1] = i + 1
             x = _deref(src[i])
             tx = type(x)
             if tx is tuple:
-                stack.append([x, 1, [x[0]]])
+                n += 1
+                if n > _FAST:
+                    if active is None or done is None:
+                        active = {}
+                        done = {}
+                    k = id(x)
+                    frame = active.get(k)
+                    if frame is not None:  # a cycle: a variable bound to the copy, later
+                        if frame[3] is None:
+                            frame[3] = Ref()
+                        acc.append(frame[3])
+                        continue
+                    built = done.get(k)
+                    if built is not None:  # shared: copied already
+                        acc.append(built)
+                        continue
+                    if n % _TICK == 0:
+                        _tick(_TICK, _TICK * 4 * _NODE_BYTES, "copying a very large or cyclic term")
+                    frame = [x, 1, [x[0]], None]
+                    active[k] = frame
+                    stack.append(frame)
+                else:
+                    stack.append([x, 1, [x[0]], None])
             elif tx is Ref:
                 r = mapping.get(id(x))
                 if r is None:
@@ -402,6 +556,10 @@ def _copy(t: RT, mapping: dict[int, Ref] | None = None) -> RT:
             continue
         stack.pop()
         v = tuple(acc)
+        if top[3] is not None:
+            top[3].val = v
+        if active is not None and done is not None and active.pop(id(src), None) is not None:
+            done[id(src)] = v
         if not stack:
             return v
         stack[-1][2].append(v)
@@ -451,8 +609,13 @@ class _VarNamer:
         return Var(name)
 
 
-def _to_term(t: RT, namer: _VarNamer | None = None) -> Term:
-    """Runtime term (or template) -> :class:`Term` (iterative; variables named by ``namer``)."""
+def _to_term(t: RT, namer: _VarNamer | None = None, max_nodes: int | None = None) -> Term:
+    """Runtime term (or template) -> :class:`Term` (iterative; variables named by ``namer``).
+
+    A :class:`Term` is a tree: a cyclic term raises :class:`_CyclicTerm`, unless ``max_nodes``
+    is given (text for messages): then compounds beyond that many are written ``...``.
+    Shared subterms (past ``_FAST`` compounds) are converted once and shared.
+    """
     if namer is None:
         namer = _VarNamer()
     t = _deref(t)
@@ -460,6 +623,9 @@ def _to_term(t: RT, namer: _VarNamer | None = None) -> Term:
     if tt is not tuple and tt is not _Tmpl:
         return namer.var(t) if tt is Ref or tt is _Slot else _const(t)
     stack: list[list[Any]] = [[t, 1, []]]
+    n = 0
+    active: set[int] | None = None
+    done: dict[int, Term] | None = None
     while True:
         top = stack[-1]
         src, i, acc = top
@@ -468,7 +634,29 @@ def _to_term(t: RT, namer: _VarNamer | None = None) -> Term:
             x = _deref(src[i])
             tx = type(x)
             if tx is tuple or tx is _Tmpl:
-                stack.append([x, 1, []])
+                n += 1
+                if max_nodes is not None and n > max_nodes:
+                    acc.append(_const("..."))
+                elif n > _FAST:
+                    if active is None or done is None:
+                        active = set()
+                        done = {}
+                    k = id(x)
+                    if k in active:
+                        if max_nodes is None:
+                            raise _CyclicTerm("a cyclic term cannot be written as a tree")
+                        acc.append(_const("..."))
+                        continue
+                    built = done.get(k)
+                    if built is not None:
+                        acc.append(built)
+                        continue
+                    if n % _TICK == 0:
+                        _tick(_TICK, _TICK * 4 * _NODE_BYTES, "writing a very large term")
+                    active.add(k)
+                    stack.append([x, 1, []])
+                else:
+                    stack.append([x, 1, []])
             elif tx is Ref or tx is _Slot:
                 acc.append(namer.var(x))
             else:
@@ -476,6 +664,9 @@ def _to_term(t: RT, namer: _VarNamer | None = None) -> Term:
             continue
         stack.pop()
         v = Struct(src[0], acc)
+        if active is not None and done is not None and id(src) in active:
+            active.discard(id(src))
+            done[id(src)] = v
         if not stack:
             return v
         stack[-1][2].append(v)
@@ -537,12 +728,23 @@ def _mklist(items: Iterable[RT], tail: RT = NIL) -> RT:
 
 
 def _list_items(t: RT) -> tuple[list[RT], RT]:
-    """Items of a (possibly partial) list and its dereferenced tail."""
+    """Items of a (possibly partial) list and its dereferenced tail; for a cyclic list, the
+    items met until the cycle was found and a cell of the cycle as the tail (not a list, as
+    in SWI-Prolog)."""
     items = []
     t = _deref(t)
+    mark = t  # Brent's cycle detection: the cell at the last power of two
+    lap = 1
     while type(t) is tuple and len(t) == 3 and t[0] == ".":
         items.append(t[1])
         t = _deref(t[2])
+        if t is mark:
+            return items, t
+        if len(items) == lap:
+            mark = t
+            lap *= 2
+            if lap > _TICK:
+                _tick(lap // 2, lap // 2 * 16, "walking a very long list")
     return items, t
 
 
@@ -551,20 +753,58 @@ def _shorten(text: str, limit: int = 300) -> str:
 
 
 def _render(t: RT, limit: int = 300) -> str:
-    """A term as Prolog text for messages (shortened when long)."""
+    """A term as Prolog text for messages (shortened when long; never loops on a cycle)."""
     try:
-        text = to_prolog(_to_term(t))
+        text = to_prolog(_to_term(t, max_nodes=limit))
     except Exception:  # pragma: no cover - rendering must never hide the real error
         text = f"<a {type(t).__name__} too large to print>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _cyclic(t: RT) -> bool:
+    """Whether ``t`` is a cyclic term (a compound inside itself); shared subterms are
+    visited once."""
+    active: set[int] = set()
+    done: set[int] = set()
+    stack: list[tuple[RT, bool]] = [(t, False)]
+    n = 0
+    while stack:
+        x, leaving = stack.pop()
+        if leaving:
+            active.discard(id(x))
+            done.add(id(x))
+            continue
+        x = _deref(x)
+        if type(x) is not tuple or id(x) in done:
+            continue
+        if id(x) in active:
+            return True
+        active.add(id(x))
+        n += 1
+        if n % _TICK == 0:
+            _tick(_TICK, _TICK * _NODE_BYTES, "testing a very large term for cycles")
+        stack.append((x, True))
+        stack.extend((a, False) for a in x[1:])
+    return False
+
+
 def _is_ground(t: RT) -> bool:
     stack = [t]
+    n = 0
+    seen: set[int] | None = None
     while stack:
         x = _deref(stack.pop())
         if type(x) is Ref:
             return False
         if type(x) is tuple:
+            n += 1
+            if n > _FAST:
+                if seen is None:
+                    seen = set()
+                if id(x) in seen:
+                    continue
+                seen.add(id(x))
+                if n % _TICK == 0:
+                    _tick(_TICK, _TICK * _NODE_BYTES, "testing a very large or cyclic term")
             stack.extend(x[1:])
     return True
