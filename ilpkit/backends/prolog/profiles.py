@@ -179,13 +179,34 @@ ilpkit_call_memory_limited(Goal) :-
     ->  context_module(M),
         catch(setup_call_cleanup(
                   ilpkit_memory_watch(M, Limit, MB),
-                  once(Goal),
+                  ilpkit_integer_bound(MB, Goal),
                   ilpkit_memory_unwatch),
               ilpkit_limit(memory(MB)),
               ( garbage_collect, garbage_collect_atoms,
                 throw(ilpkit_limit(memory(MB))) ))
     ;   once(Goal)
     ).
+
+% The alarm runs between virtual-machine instructions, never inside one multiplication of
+% big integers (seconds, and temporaries several times the operands': 3.2 GB against 1 GB).
+% SWI-Prolog 9.2 refuses, before computing it, an integer result larger than the flag
+% max_integer_size (bytes; a resource error, so a limit): a quarter of the memory bound.  The
+% flag is the engine's (the host's, in process): set for each request and put back after.
+% 9.0 lacks it (and would silently create it as a user flag): there only the alarm bounds
+% integers, and in a subprocess the address-space cap.
+ilpkit_integer_bound(MB, Goal) :-
+    number(MB),
+    current_prolog_flag(version, V),
+    V >= 90200, !,
+    Bytes is max(1048576, integer(MB * 262144)),
+    (   current_prolog_flag(max_integer_size, Old)
+    ->  true
+    ;   Old = 0x7fffffffffffffff  % unset: no bound
+    ),
+    set_prolog_flag(max_integer_size, Bytes),
+    setup_call_cleanup(true, once(Goal), set_prolog_flag(max_integer_size, Old)).
+ilpkit_integer_bound(_, Goal) :-
+    once(Goal).
 
 ilpkit_memory_watch(M, Limit, MB) :-
     time:alarm(0.05, M:ilpkit_memory_tick(Limit, MB), Id, [remove(false)]),
