@@ -27,9 +27,13 @@ from tests.test_hostile_limits import make_backend
 from tests.test_subprocess_backend import task_with_rules
 from tests.test_swi_backend import in_child
 
-pytestmark = pytest.mark.skipif(
-    not Path("/proc/self/status").exists(), reason="measures peak memory from /proc"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not Path("/proc/self/status").exists(), reason="measures peak memory from /proc"
+    ),
+    # 150 cases, each in a child process measuring its memory: minutes, with the heavy tests
+    pytest.mark.heavy,
+]
 
 engine = test_hostile_limits.engine  # the fixture: every engine, skipped where missing
 
