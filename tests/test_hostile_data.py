@@ -16,7 +16,6 @@ native engine's own built-ins) must still run nothing.  A growing list: add each
 from __future__ import annotations
 
 import contextlib
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from unittest import mock
@@ -24,17 +23,15 @@ from unittest import mock
 import pytest
 from typer.testing import CliRunner
 
-from ilpkit.backends.prolog.profiles import PROFILES
 from ilpkit.cli.main import app
 from ilpkit.core.errors import DataError
 from ilpkit.core.formats import load_task
 from ilpkit.core.task import Task
 from ilpkit.core.terms import Clause
-from tests.reference_prover import require_backends, term
+from tests import test_hostile_limits
+from tests.reference_prover import term
 from tests.test_prolog_injection import BRIDGES, make_backend
-from tests.test_swi_backend import bridge_available, in_child
-
-ENGINES = ["native", "swipl", "gprolog", "janus", "pyswip"]
+from tests.test_swi_backend import in_child
 
 SECRET = "sk_live_hostile_0123456789"
 
@@ -235,16 +232,7 @@ def run_on(engine: str, folders: list[Path], check: bool) -> list[str]:
     return attack_all(engine, names, check)
 
 
-@pytest.fixture(params=ENGINES)
-def engine(request: pytest.FixtureRequest) -> str:
-    name: str = request.param
-    if name in BRIDGES:
-        bridge_available(name)
-    elif name != "native" and shutil.which(PROFILES[name].executable) is None:
-        if require_backends(name):
-            pytest.fail(f"ILPKIT_REQUIRE_BACKENDS lists {name} but it is not on PATH")
-        pytest.skip(f"{name} is not on PATH")
-    return name
+engine = test_hostile_limits.engine  # the fixture: every engine, skipped where missing
 
 
 @pytest.fixture

@@ -34,6 +34,15 @@ StemOpt = Annotated[
     typer.Option(help="Which task to read from a folder holding several (e.g. advisedby)."),
 ]
 BackendOpt = Annotated[str, typer.Option("--backend", "-b", help="Backend plugin name.")]
+CombinerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--combiner",
+        help="Combiner plugin for a pool learner's clauses (gleaner, aleph-ensemble, "
+        "single-theory, static-rf, pool): vote, weighted, gleaner, rankboost, svm, forest, "
+        "logistic (default: the learner's own combination).",
+    ),
+]
 SetOpt = Annotated[
     list[str] | None,
     typer.Option(

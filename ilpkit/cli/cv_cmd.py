@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ilpkit.cli.common import (
+    CombinerOpt,
     FormatOpt,
     SetOpt,
     StemOpt,
@@ -101,15 +102,7 @@ def cv(
         str | None,
         typer.Option(help="Scorer plugin (default: the learner's own, else the data's evalfn)."),
     ] = None,
-    combiner: Annotated[
-        str | None,
-        typer.Option(
-            "--combiner",
-            help="Combiner plugin for a pool learner's clauses (gleaner, aleph-ensemble, "
-            "single-theory, static-rf, pool): vote, weighted, gleaner, rankboost, svm, forest, "
-            "logistic (default: the learner's own combination).",
-        ),
-    ] = None,
+    combiner: CombinerOpt = None,
     backend: Annotated[str, typer.Option("--backend", "-b", help="Backend plugin.")] = "native",
     executor: Annotated[
         str, typer.Option(help="Executor plugin: local, processes or dask.")

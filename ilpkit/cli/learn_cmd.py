@@ -17,6 +17,7 @@ from rich.table import Table
 
 from ilpkit.cli.common import (
     BackendOpt,
+    CombinerOpt,
     FormatOpt,
     PathArg,
     SetOpt,
@@ -147,15 +148,7 @@ def learn(
             "--scorer", help="Scorer plugin (default: the learner's own, else the data's evalfn)."
         ),
     ] = None,
-    combiner: Annotated[
-        str | None,
-        typer.Option(
-            "--combiner",
-            help="Combiner plugin for a pool learner's clauses (gleaner, aleph-ensemble, "
-            "single-theory, static-rf, pool): vote, weighted, gleaner, rankboost, svm, forest, "
-            "logistic (default: the learner's own combination).",
-        ),
-    ] = None,
+    combiner: CombinerOpt = None,
     backend: BackendOpt = "native",
     sets: SetOpt = None,
     seed: Annotated[int, typer.Option(help="Random seed (same seed, same model).")] = 0,
