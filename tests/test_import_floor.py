@@ -48,6 +48,23 @@ def test_start_up_imports_no_heavy_library(code: str) -> None:
     assert _heavy_after(code) == []
 
 
+def test_registering_the_builtins_imports_no_plugin_module() -> None:
+    """The manager lists the built-ins from a table; a plugin's module (with the SWI-Prolog
+    bridges, the learners, scikit-learn fits) is imported only when that plugin is used."""
+    code = (
+        "import sys\nfrom ilpkit.core.plugins import PluginManager\n"
+        "m = PluginManager(entry_points=False)\nassert 'svm' in m.names('combiner')\n"
+        "m.get('learner', 'theory')\n"
+        "print(sorted(n for n in sys.modules if n.startswith('ilpkit.plugins.')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True, timeout=120
+    ).stdout
+    assert out.strip().splitlines()[-1] == str(
+        ["ilpkit.plugins.builtin", "ilpkit.plugins.learners", "ilpkit.plugins.learners.theory"]
+    )
+
+
 def test_the_cli_import_leaves_numpy_for_the_commands() -> None:
     out = subprocess.run(
         [sys.executable, "-c", "import sys, ilpkit.cli.main; print('numpy' in sys.modules)"],

@@ -13,6 +13,7 @@ from ilpkit.core.errors import ConfigError, PluginError
 from ilpkit.core.executor import Executor
 from ilpkit.core.plugins import (
     KINDS,
+    DeferredSpec,
     NoOptions,
     PluginManager,
     PluginSpec,
@@ -67,6 +68,63 @@ def test_builtins_use_the_public_hook() -> None:
     assert bare.names("executor") == []
     bare.register(importlib.import_module("ilpkit.plugins.builtin"), source="ilpkit")
     assert "local" in bare.names("executor")
+
+
+def _specs_defined_under(package: str) -> set[tuple[str, str]]:
+    """``(kind, name)`` of every PluginSpec a module of ``package`` holds (alone or in a
+    list), found by importing them all -- what the built-in table must list."""
+    import pkgutil
+
+    found: set[tuple[str, str]] = set()
+    root = importlib.import_module(package)
+    for info in pkgutil.walk_packages(root.__path__, package + "."):
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            items = value if isinstance(value, (list, tuple)) else [value]
+            found |= {(s.kind, s.name) for s in items if isinstance(s, PluginSpec)}
+    return found
+
+
+def test_the_deferred_builtins_are_every_spec_ilpkit_defines() -> None:
+    """The table the manager registers without importing names every spec the plugin
+    modules define, once each, and each row resolves to that spec (the hook's answer)."""
+    builtin = importlib.import_module("ilpkit.plugins.builtin")
+    rows = [(d.kind, d.name) for d in builtin.DEFERRED]
+    assert len(rows) == len(set(rows))
+    assert set(rows) == _specs_defined_under("ilpkit.plugins")
+    eager = builtin.ilpkit_register_plugins()
+    assert [(s.kind, s.name) for s in eager] == rows
+    lazy = PluginManager(entry_points=False)
+    for s in eager:
+        got = lazy.get(s.kind, s.name)
+        assert (got.factory, got.options, got.doc, got.source) == (
+            s.factory,
+            s.options,
+            s.doc,
+            "ilpkit",
+        )
+
+
+def test_a_deferred_spec_is_checked_when_looked_up() -> None:
+    bare = PluginManager(builtins=False, entry_points=False)
+    module = importlib.import_module("ilpkit.plugins.builtin")
+    rows = [
+        DeferredSpec("executor", "local", "ilpkit.plugins.executors.local", "SPEC"),
+        DeferredSpec("executor", "gone", "ilpkit.plugins.executors.local", "SPEC"),
+        DeferredSpec("executor", "nowhere", "ilpkit.plugins.no_such_module", "SPEC"),
+    ]
+    bare.register(module, name="lazy", source="somepkg", deferred=rows)
+    assert bare.names("executor") == ["gone", "local", "nowhere"]
+    assert bare.get("executor", "local").source == "somepkg"
+    with pytest.raises(PluginError, match=r"holds no executor 'gone'"):
+        bare.get("executor", "gone")
+    with pytest.raises(
+        PluginError, match=r"plugin 'lazy' from 'somepkg': cannot import the executor 'nowhere'"
+    ):
+        bare.get("executor", "nowhere")
+    clash = FakePlugin(spec(kind="executor", name="local", options=LocalOptions))
+    with pytest.raises(PluginError, match=r"two plugins register the executor 'local'"):
+        bare.register(clash, name="other", source="otherpkg")
 
 
 def test_make_builds_from_validated_options(manager: PluginManager) -> None:

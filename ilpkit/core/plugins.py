@@ -56,6 +56,7 @@ __all__ = [
     "KINDS",
     "KIND_CONTRACTS",
     "PROJECT_NAME",
+    "DeferredSpec",
     "NoOptions",
     "PluginKind",
     "PluginManager",
@@ -132,6 +133,22 @@ class PluginSpec(Generic[OptionsT]):
     source: str = ""
 
 
+@dataclass(frozen=True)
+class DeferredSpec:
+    """Where a plugin's :class:`PluginSpec` is defined, for a manager to import only when the
+    plugin is looked up: ``attr`` of ``module`` is that spec or a list holding it.
+
+    Why: the built-in plugin modules import their implementations (SWI-Prolog bridges, the
+    learners, scikit-learn fits); importing all of them to register names cost every
+    command, even ``ilpkit --help``, about 0.2 CPU s. See ``register(..., deferred=...)``."""
+
+    kind: PluginKind
+    name: str
+    module: str
+    attr: str
+    source: str = ""
+
+
 # --------------------------------------------------------------------------------------------
 # Hook specifications: the single list of ilpkit hooks.
 # --------------------------------------------------------------------------------------------
@@ -167,10 +184,12 @@ class PluginManager:
         self.hooks = pluggy.PluginManager(PROJECT_NAME)
         """The underlying pluggy manager (for hooks added later, and for introspection)."""
         self.hooks.add_hookspecs(sys.modules[__name__])
-        self._specs: dict[tuple[PluginKind, str], PluginSpec[Any]] = {}
+        self._specs: dict[tuple[PluginKind, str], PluginSpec[Any] | DeferredSpec] = {}
         self._registered_by: dict[tuple[PluginKind, str], str] = {}
         if builtins:
-            self.register(importlib.import_module(BUILTIN_MODULE), name="builtin", source="ilpkit")
+            module = importlib.import_module(BUILTIN_MODULE)
+            deferred = getattr(module, "DEFERRED", None)
+            self.register(module, name="builtin", source="ilpkit", deferred=deferred)
         if entry_points is None:
             entry_points = os.environ.get(DISABLE_AUTOLOAD_ENV, "") in ("", "0")
         if entry_points:
@@ -212,7 +231,12 @@ class PluginManager:
         return count
 
     def register(
-        self, plugin: object, *, name: str | None = None, source: str | None = None
+        self,
+        plugin: object,
+        *,
+        name: str | None = None,
+        source: str | None = None,
+        deferred: Sequence[DeferredSpec] | None = None,
     ) -> str:
         """Register a plugin module or object and the specs its hook returns; return its name.
 
@@ -220,6 +244,10 @@ class PluginManager:
         object twice is a no-op. Raises :class:`PluginError` (and leaves the manager as it
         was) when the plugin implements an unknown hook, returns something other than a list
         of valid :class:`PluginSpec`, or registers a ``(kind, name)`` that is already taken.
+
+        With ``deferred`` the plugin's hook is not called: its specs are the listed ones,
+        each imported and checked when first looked up (the built-ins register this way;
+        their hook returns the same specs, imported at once, for whoever calls it).
         """
         if self.hooks.is_registered(plugin):
             existing = self.hooks.get_name(plugin)
@@ -237,7 +265,12 @@ class PluginManager:
             raise PluginError(f"{where}: {err}") from err
         try:
             self._check_hooks(plugin, where)
-            specs = self._collect(plugin, where, source)
+            specs: Sequence[PluginSpec[Any] | DeferredSpec]
+            if deferred is None:
+                specs = self._collect(plugin, where, source)
+            else:
+                specs = [replace(d, source=source) for d in deferred]
+                self._check_clashes(specs, plugin, where, source)
         except BaseException:
             self.hooks.unregister(plugin)
             raise
@@ -291,7 +324,18 @@ class PluginManager:
             for spec in returned:
                 _check_spec(spec, where)
                 specs.append(replace(spec, source=source))
-        seen: dict[tuple[PluginKind, str], PluginSpec[Any]] = {}
+        self._check_clashes(specs, plugin, where, source)
+        return specs
+
+    def _check_clashes(
+        self,
+        specs: Sequence[PluginSpec[Any] | DeferredSpec],
+        plugin: object,
+        where: str,
+        source: str,
+    ) -> None:
+        """Refuse a ``(kind, name)`` registered twice by this plugin or already taken."""
+        seen: dict[tuple[PluginKind, str], PluginSpec[Any] | DeferredSpec] = {}
         for spec in specs:
             key = (spec.kind, spec.name)
             if key in seen:
@@ -305,7 +349,34 @@ class PluginManager:
                     "uninstall one of these packages"
                 )
             seen[key] = spec
-        return specs
+
+    def _resolved(self, key: tuple[PluginKind, str]) -> PluginSpec[Any]:
+        """The spec registered under ``key``, importing a deferred one (once)."""
+        entry = self._specs[key]
+        if isinstance(entry, PluginSpec):
+            return entry
+        where = f"plugin {self._registered_by[key]!r} from {entry.source!r}"
+        try:
+            found = getattr(importlib.import_module(entry.module), entry.attr)
+        except IlpkitError:
+            raise
+        except Exception as err:
+            raise PluginError(
+                f"{where}: cannot import the {entry.kind} {entry.name!r} from "
+                f"{entry.module}.{entry.attr}: {type(err).__name__}: {err}"
+            ) from err
+        candidates = found if isinstance(found, Sequence) else [found]
+        for spec in candidates:
+            if getattr(spec, "kind", None) == entry.kind and getattr(spec, "name", None) == (
+                entry.name
+            ):
+                _check_spec(spec, where)
+                resolved: PluginSpec[Any] = replace(spec, source=entry.source)
+                self._specs[key] = resolved
+                return resolved
+        raise PluginError(
+            f"{where}: {entry.module}.{entry.attr} holds no {entry.kind} {entry.name!r}"
+        )
 
     # -- lookup --------------------------------------------------------------------------
 
@@ -317,7 +388,7 @@ class PluginManager:
     def specs(self, kind: PluginKind | None = None) -> list[PluginSpec[Any]]:
         """Every registered spec (of ``kind`` if given), ordered by kind (:data:`KINDS`), name."""
         kinds = KINDS if kind is None else (kind,)
-        return [self._specs[(k, name)] for k in kinds for name in self.names(k)]
+        return [self._resolved((k, name)) for k in kinds for name in self.names(k)]
 
     def get(self, kind: PluginKind, name: str) -> PluginSpec[Any]:
         """The spec of plugin ``name`` of ``kind``.
@@ -326,9 +397,8 @@ class PluginManager:
         listing the available ones when there is no such plugin.
         """
         _check_kind(kind)
-        spec = self._specs.get((kind, name))
-        if spec is not None:
-            return spec
+        if (kind, name) in self._specs:
+            return self._resolved((kind, name))
         available = self.names(kind)
         plural = _plural(kind)
         if not available:
