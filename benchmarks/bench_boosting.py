@@ -147,8 +147,8 @@ def summarize(name: str, root: Path) -> None:
                 by.setdefault(p["clauses"], []).append(p["aurpc"])
         row = [f"{np.nanmean(by[float(b)]):.3f}" if float(b) in by else "-" for b in budgets]
         print(f"| {k} | " + " | ".join(row) + " |")
-    from ilpkit.core.report import plot_run_curves
-    from ilpkit.core.runs import RunDirectory
+    from ilpkit.experiment.report import plot_run_curves
+    from ilpkit.experiment.runs import RunDirectory
 
     plot = root / f"{name}-curves.png"
     if plot_run_curves([RunDirectory(p) for p in runs.values()], plot):

@@ -43,8 +43,8 @@ from ilpkit.core.errors import IlpkitError  # noqa: E402
 from ilpkit.core.formats import load_task  # noqa: E402
 from ilpkit.core.refine import Refiner  # noqa: E402
 from ilpkit.core.task import Task  # noqa: E402
-from ilpkit.core.terms import Clause, clause_to_prolog, to_prolog  # noqa: E402
 from ilpkit.datasets import bundled_path  # noqa: E402
+from ilpkit.prolog.terms import Clause, clause_to_prolog, to_prolog  # noqa: E402
 
 
 def _shared_data() -> Path:
@@ -260,7 +260,7 @@ def crossprod_workload(seed: int = 0) -> list[tuple[str, Task, list[Clause]]]:
     bond(A,B,G,_)``-shaped clauses for its commonest carbon types."""
     from ilpkit.core.bias import Bias
     from ilpkit.core.task import NEG, POS, ExampleBuilder, Program
-    from ilpkit.core.terms import Const, Struct, Var
+    from ilpkit.prolog.terms import Const, Struct, Var
 
     rng = random.Random(seed)
     prog = Program()
@@ -446,7 +446,7 @@ def print_backends(rows: list[dict[str, object]]) -> None:
 
 
 def to_prolog_ind(name: str, arity: int) -> str:
-    from ilpkit.core.terms import quote_atom
+    from ilpkit.prolog.terms import quote_atom
 
     return f"{quote_atom(name)}/{arity}"
 

@@ -1,5 +1,5 @@
 """CPU cost of composing a cross-validation run: ``ilpkit cv`` with a tiny clause budget, so
-reading the data dominates (the task is read once since ilpkit.core.compose; it was read
+reading the data dominates (the task is read once since ilpkit.experiment.compose; it was read
 three times: by the CLI to pick defaults, by the run, and by the first unit).
 
     python benchmarks/bench_cv_startup.py [--data PATH] [TREE ...]

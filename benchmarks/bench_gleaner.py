@@ -46,8 +46,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from memory import peak_rss_mb  # noqa: E402
 
 import ilpkit  # noqa: E402
-from ilpkit.core.config import RunConfig  # noqa: E402
-from ilpkit.core.experiment import (  # noqa: E402
+from ilpkit.experiment.config import RunConfig  # noqa: E402
+from ilpkit.experiment.cv import (  # noqa: E402
     fold_task,
     plan,
     run_unit,
@@ -252,7 +252,7 @@ def synth_unit(args: argparse.Namespace) -> None:
             "cv": {"tune_folds": 1},
         }
     )
-    from ilpkit.core.experiment import _CACHE
+    from ilpkit.experiment.cv import _CACHE
 
     start = time.perf_counter()
     task = _CACHE.get_task(config)
@@ -291,9 +291,9 @@ def synth_unit(args: argparse.Namespace) -> None:
 
 def profile_seed(config: RunConfig) -> list[dict[str, Any]]:
     """cProfile of one seed's search (seed 0 of fold 0); the top functions by own time."""
-    from ilpkit.core.experiment import _CACHE, derive_seed
     from ilpkit.core.learner import LearnContext
     from ilpkit.core.plugins import get_plugin_manager
+    from ilpkit.experiment.cv import _CACHE, derive_seed
     from ilpkit.plugins.learners.gleaner import GleanerOptions, search_seed
 
     task = _CACHE.get_task(config)

@@ -33,10 +33,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ilpkit.core.compose import resolve, run_config  # noqa: E402
-from ilpkit.core.experiment import plan, run_unit  # noqa: E402
 from ilpkit.core.formats import load_task  # noqa: E402
 from ilpkit.datasets import resolve_data_path  # noqa: E402
+from ilpkit.experiment.compose import resolve, run_config  # noqa: E402
+from ilpkit.experiment.cv import plan, run_unit  # noqa: E402
 from ilpkit.plugins.executors.processes import (  # noqa: E402
     ProcessesExecutor,
     ProcessesOptions,

@@ -6,7 +6,7 @@ Usage::
 
 Generates a file of N ground facts shaped like real ILP data (mutagenesis/carcinogenesis-style
 ``atm/5``, ``bond/4``, property facts, wrapped examples, some quoted atoms, comments and a few
-rules), reads it with :class:`ilpkit.core.reader.PrologReader` and reports clauses/second,
+rules), reads it with :class:`ilpkit.prolog.reader.PrologReader` and reports clauses/second,
 MB/second and memory.  A second, smaller workload of clauses the fast path does not take
 (lists, operators, variables, strings) measures the tokenizer and parser.  Each workload is
 timed in a fresh Python process, so that its peak RSS is its own.  Results are printed as a
@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from memory import peak_rss_mb  # noqa: E402
 
-from ilpkit.core.reader import PrologReader  # noqa: E402
+from ilpkit.prolog.reader import PrologReader  # noqa: E402
 
 ELEMENTS = ["c", "h", "n", "o", "cl", "br", "f", "s", "i"]
 QUOTED = ["'Smith, John'", "'New York'", "'O''Brien'", "'C-1'", "'two words'", "'%'"]

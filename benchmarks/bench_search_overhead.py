@@ -136,12 +136,12 @@ def _child_cpu(pid: int | None) -> float:
 
 def run_one(name: str, workdir: Path) -> dict[str, Any]:
     """Learn with backend ``name`` in this process, recording every coverage question."""
-    from ilpkit.api import learn
     from ilpkit.backends.base import Backend
     from ilpkit.backends.prolog.export import export_program
     from ilpkit.backends.prolog.subprocess_backend import _intervals
     from ilpkit.core.coverage import Coverage
-    from ilpkit.core.terms import Clause, Struct, conjunction, to_prolog
+    from ilpkit.experiment.api import learn
+    from ilpkit.prolog.terms import Clause, Struct, conjunction, to_prolog
 
     kind, options = BACKENDS[name]
     from ilpkit import load_task as load_named

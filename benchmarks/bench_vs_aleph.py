@@ -49,11 +49,11 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.bench_coverage import SHARED  # noqa: E402
 from ilpkit.backends.native.engine import NativeBackend  # noqa: E402
 from ilpkit.core.formats import load_task  # noqa: E402
-from ilpkit.core.formats.aleph import AlephFormat  # noqa: E402
-from ilpkit.core.reader import read_term  # noqa: E402
 from ilpkit.core.task import Task  # noqa: E402
-from ilpkit.core.terms import Clause, is_ground  # noqa: E402
 from ilpkit.datasets import bundled_path  # noqa: E402
+from ilpkit.plugins.formats.aleph import AlephFormat  # noqa: E402
+from ilpkit.prolog.reader import read_term  # noqa: E402
+from ilpkit.prolog.terms import Clause, is_ground  # noqa: E402
 
 # name: (path, stem, extra settings both systems get)
 DATASETS: dict[str, tuple[Path, str | None, dict[str, str]]] = {

@@ -195,8 +195,8 @@ def write_case(folder: Path, files: dict[str, str]) -> None:
 def run_target(target: str, folder: Path) -> None:
     """Load the case; raises whatever the loader raises."""
     if target == "toml":
-        from ilpkit.core.config import load_config, resolve_plugins
         from ilpkit.core.plugins import get_plugin_manager
+        from ilpkit.experiment.config import load_config, resolve_plugins
 
         config = load_config(folder / "run.toml")
         resolve_plugins(config, get_plugin_manager())

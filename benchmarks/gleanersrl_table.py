@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ilpkit.core.experiment import load_configured_task, splits
 from ilpkit.core.metrics import mean_cross_entropy, paired_t_test
-from ilpkit.core.runs import RunDirectory
 from ilpkit.core.task import POS
+from ilpkit.experiment.cv import load_configured_task, splits
+from ilpkit.experiment.runs import RunDirectory
 
 
 def prior_row(run: Path) -> dict[str, float]:

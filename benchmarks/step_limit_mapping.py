@@ -17,8 +17,8 @@ from pathlib import Path
 from ilpkit.core.errors import ResourceLimitExceeded
 from ilpkit.core.formats import load_task
 from ilpkit.core.plugins import get_plugin_manager
-from ilpkit.core.reader import read_term
-from ilpkit.core.terms import Clause
+from ilpkit.prolog.reader import read_term
+from ilpkit.prolog.terms import Clause
 
 N = 1000
 PROGRAMS = {

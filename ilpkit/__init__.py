@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 from ilpkit.core.errors import IlpkitError
 
 if TYPE_CHECKING:
-    from ilpkit.api import cv, explain, learn, predict, run
     from ilpkit.core.task import Task
-    from ilpkit.estimator import ILPEstimator
+    from ilpkit.experiment.api import cv, explain, learn, predict, run
+    from ilpkit.experiment.estimator import ILPEstimator
 
 __version__ = "0.1.0"
 __all__ = [
@@ -59,11 +59,11 @@ def load_task(
 
 def __getattr__(name: str) -> Any:
     if name in ("cv", "run", "learn", "predict", "explain"):
-        from ilpkit import api
+        from ilpkit.experiment import api
 
         return getattr(api, name)
     if name == "ILPEstimator":
-        from ilpkit.estimator import ILPEstimator
+        from ilpkit.experiment.estimator import ILPEstimator
 
         return ILPEstimator
     raise AttributeError(f"module 'ilpkit' has no attribute {name!r}")

@@ -100,7 +100,7 @@ def _easy_pool(seed: int = 0, clauses: int = 6, examples: int = 80) -> Any:
     """A pool every sane combiner ranks well: each clause covers a positive with probability
     0.8 and a negative with 0.1; clauses in three members."""
     from ilpkit.core.combiner import ClausePool
-    from ilpkit.core.terms import Clause, Struct, Var
+    from ilpkit.prolog.terms import Clause, Struct, Var
 
     rng = np.random.default_rng(seed)
     labels = np.arange(examples) % 3 == 0

@@ -111,7 +111,7 @@ class _Subject:
     manager: PluginManager
 
     def fit(self, *, seed: int = 0, backend: str = "native") -> Model:
-        from ilpkit.api import learn
+        from ilpkit.experiment.api import learn
 
         return learn(
             self.data,
@@ -149,7 +149,7 @@ def _without_times(data: Any) -> Any:
 
 
 def _score(model: Model, task: Task, backend: str = "native") -> tuple[Any, Any]:
-    from ilpkit.api import predict
+    from ilpkit.experiment.api import predict
 
     result = predict(model, task, backend=backend)
     return result.scores, result.predicted
@@ -207,7 +207,7 @@ def check_round_trip(subject: _Subject) -> None:
 
 
 def check_explain(subject: _Subject) -> None:
-    from ilpkit.api import explain
+    from ilpkit.experiment.api import explain
 
     model = subject.fit()
     rules = model.rules()
@@ -239,7 +239,7 @@ def check_native_swi(subject: _Subject) -> None:
 
 
 def check_refuses_bad_options(subject: _Subject) -> None:
-    from ilpkit.api import learn
+    from ilpkit.experiment.api import learn
 
     try:
         learn(subject.data, learner=subject.name, options={"learner": {"no_such_option_": 1}})
@@ -287,7 +287,7 @@ def _fingerprint(task: Task) -> str:
 
 def check_leaves_its_input(subject: _Subject) -> None:
     """``fit`` does not change the task it learns from (a loaded Task is the caller's)."""
-    from ilpkit.api import learn
+    from ilpkit.experiment.api import learn
 
     task = subject.task()
     before = _fingerprint(task)
@@ -299,7 +299,7 @@ def check_leaves_its_input(subject: _Subject) -> None:
 def check_on_a_subset(subject: _Subject) -> None:
     """Fitting on a subset of the training examples (a cross-validation fold) works and
     scores every example."""
-    from ilpkit.core.compose import Choices, Run, plugin_sections
+    from ilpkit.experiment.compose import Choices, Run, plugin_sections
 
     task = subject.task()
     labels = task.examples.labels
@@ -321,7 +321,7 @@ def check_on_a_subset(subject: _Subject) -> None:
 def check_same_model_on_every_executor(subject: _Subject) -> None:
     """A learner with members (seeds, theories) learns the same model when they run on
     worker processes as when they run here."""
-    from ilpkit.api import learn
+    from ilpkit.experiment.api import learn
 
     if not subject.capabilities().has_members:
         raise CheckSkipped(f"learner {subject.name!r} has no members to run elsewhere")

@@ -10,7 +10,7 @@ with q, and t with r.
 from __future__ import annotations
 
 from ilpkit.core.bottom import BottomClause, BottomLiteral
-from ilpkit.core.terms import Const, Struct, Term, Var
+from ilpkit.prolog.terms import Const, Struct, Term, Var
 
 # (name, input variables, output variables) of literals 0..4; variables A=0, B=1, C=2
 LITERALS = [("q", (0,), (1,)), ("r", (1,), (2,)), ("s", (0,), ()), ("t", (2,), ()),

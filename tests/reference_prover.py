@@ -1,7 +1,7 @@
 """Reference implementations the native engine and saturation are checked against.
 
 Deliberately simple and written from the definitions, sharing no code with ilpkit's engines
-(only the term *data* classes of :mod:`ilpkit.core.terms`):
+(only the term *data* classes of :mod:`ilpkit.prolog.terms`):
 
 * :class:`FactDB` / :func:`covers` -- a depth-first backtracking prover for Datalog with ground
   facts plus the built-ins ``< > =< >= =:= =\\=`` (numbers only) and ``= \\=``.  Body literals
@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ilpkit.core.bias import Bias, parse_mode
-from ilpkit.core.reader import PrologReader
 from ilpkit.core.task import NEG, POS, ExampleBuilder, Program, Task
-from ilpkit.core.terms import Clause, Const, Struct, Term, Var, clause_to_prolog, to_prolog
+from ilpkit.prolog.reader import PrologReader
+from ilpkit.prolog.terms import Clause, Const, Struct, Term, Var, clause_to_prolog, to_prolog
 
 Subst = dict[Var, Term]
 Facts = Mapping[tuple[str, int], Sequence[tuple[Term, ...]]]

@@ -46,7 +46,7 @@ from ilpkit.backends.native.engine import NativeBackend
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.refine import Refiner
 from ilpkit.core.task import Task
-from ilpkit.core.terms import Clause, clause_to_prolog
+from ilpkit.prolog.terms import Clause, clause_to_prolog
 from tests.reference_prover import load_bundled, random_task, require_backends, term
 from tests.test_subprocess_backend import RING_PERCEPTION, random_clauses
 from tests.test_swi_backend import ROOT, bridge_env

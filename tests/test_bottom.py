@@ -14,7 +14,7 @@ from ilpkit.backends.native.engine import NativeBackend
 from ilpkit.core.bottom import BottomClause, Oracle, saturate
 from ilpkit.core.errors import BiasError
 from ilpkit.core.task import Task
-from ilpkit.core.terms import Clause, Struct, Term, Var, canonical_var_name
+from ilpkit.prolog.terms import Clause, Struct, Term, Var, canonical_var_name
 from tests.reference_prover import (
     FactDB,
     HybridOracle,

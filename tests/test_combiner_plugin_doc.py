@@ -65,7 +65,7 @@ def test_passes_the_combiner_contract(check: str, registry: PluginManager) -> No
 
 def test_noisy_or_arithmetic(registry: PluginManager) -> None:
     from ilpkit.core.combiner import ClausePool
-    from ilpkit.core.terms import Clause
+    from ilpkit.prolog.terms import Clause
     from tests.reference_prover import term
 
     m = np.array([[1, 1], [1, 0], [0, 1], [0, 0]], dtype=bool)

@@ -21,7 +21,7 @@ from ilpkit.core.combiner import ClausePool, PoolModel
 from ilpkit.core.errors import ConfigError
 from ilpkit.core.learner import load_model, save_model
 from ilpkit.core.plugins import get_plugin_manager
-from ilpkit.core.terms import Clause
+from ilpkit.prolog.terms import Clause
 from tests.reference_prover import term
 
 COMBINERS = ["vote", "weighted", "gleaner", "rankboost", "svm", "forest", "logistic"]
@@ -300,7 +300,7 @@ def test_pool_learner_defaults_to_vote(tmp_path: Path) -> None:
 def test_the_estimator_takes_a_combiner() -> None:
     from ilpkit.core.formats import load_task
     from ilpkit.datasets import resolve_data_path
-    from ilpkit.estimator import ILPEstimator
+    from ilpkit.experiment.estimator import ILPEstimator
 
     task = load_task(resolve_data_path("trains"))
     est = ILPEstimator(

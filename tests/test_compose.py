@@ -1,4 +1,4 @@
-"""One composition for every entry point (ilpkit.core.compose): the CLI, the Python API, TOML
+"""One composition for every entry point (ilpkit.experiment.compose): the CLI, the Python API, TOML
 run files and the estimator resolve the same choices to the same run and the same model."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 
 import ilpkit
 from ilpkit.cli.main import app
-from ilpkit.core.compose import learner_capabilities, resolve, run_config
 from ilpkit.core.errors import ConfigError
 from ilpkit.core.plugins import PluginManager
+from ilpkit.experiment.compose import learner_capabilities, resolve, run_config
 
 runner = CliRunner()
 
@@ -162,8 +162,8 @@ def test_core_imports_no_plugin() -> None:
         "ilpkit.plugins",
         "ilpkit.backends",
         "ilpkit.cli",
-        "ilpkit.api",
-        "ilpkit.estimator",
+        "ilpkit.experiment.api",
+        "ilpkit.experiment.estimator",
     )
     offenders = []
     for path in sorted(core.rglob("*.py")):

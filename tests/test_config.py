@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
-from ilpkit.core.config import (
+from ilpkit.core.errors import ConfigError
+from ilpkit.core.plugins import PluginManager
+from ilpkit.experiment.config import (
     RUN_KINDS,
     DataConfig,
     DataFormat,
@@ -21,8 +23,6 @@ from ilpkit.core.config import (
     parse_value,
     resolve_plugins,
 )
-from ilpkit.core.errors import ConfigError
-from ilpkit.core.plugins import PluginManager
 from ilpkit.plugins.executors.local import LocalOptions
 from ilpkit.plugins.learners.theory import TheoryOptions
 
@@ -319,7 +319,7 @@ def test_resolve_plugins_validates_each_choice(tmp_path: Path, manager: PluginMa
     resolved = resolve_plugins(config, manager)
     assert resolved["learner"] == TheoryOptions(max_rules=3)  # the real theory learner
     assert resolved["executor"] == LocalOptions(check_pickle=True)
-    # search, scorer and combiner are auto here: ilpkit.core.compose.resolve names them
+    # search, scorer and combiner are auto here: ilpkit.experiment.compose.resolve names them
     assert set(resolved) == set(RUN_KINDS) - {"search", "scorer", "combiner"}
 
 

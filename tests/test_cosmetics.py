@@ -70,7 +70,7 @@ def test_models_record_what_produced_them(tmp_path: Path) -> None:
 def test_cv_does_not_claim_plots_it_could_not_draw(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import ilpkit.core.report as report
+    import ilpkit.experiment.report as report
 
     monkeypatch.setattr(report, "write_plots", lambda folder, units: [])  # as without matplotlib
     out = tmp_path / "run"
@@ -86,7 +86,7 @@ def test_learning_curve_ticks_are_the_budgets_without_overlapping_minor_labels()
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ilpkit.core.report import budget_ticks
+    from ilpkit.experiment.report import budget_ticks
 
     fig, ax = plt.subplots()
     ax.plot([300, 1000, 3000], [0.1, 0.2, 0.3])

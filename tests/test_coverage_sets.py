@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from ilpkit.core.coverage import Counts, Coverage, Weighting, counts_of
 from ilpkit.core.task import NEG, POS, UNLABELED, Examples
-from ilpkit.core.terms import Const, Struct
+from ilpkit.prolog.terms import Const, Struct
 
 
 @st.composite

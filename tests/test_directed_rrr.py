@@ -20,9 +20,9 @@ from ilpkit.core.coverage import Counts, Coverage, Weighting
 from ilpkit.core.literal_graph import literal_network, write_graph
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.search import Evaluated, SearchContext, Trajectory
-from ilpkit.core.terms import Clause, Struct, Var
 from ilpkit.plugins.search.directed_rrr import DirectedModel, DirectedRRROptions, _draw
 from ilpkit.plugins.search.noisy_or import NoisyOrNetwork, clause_matrix
+from ilpkit.prolog.terms import Clause, Struct, Var
 from tests.hand_bottom import LITERALS, hand_bottom
 
 # p(A) :- q(A,B), r(B,C), s(A), t(C), u(B), w(A,C), x(B,C).       (literals 0..6)

@@ -7,17 +7,17 @@ import json
 import numpy as np
 
 import ilpkit
-from ilpkit.core.config import RunConfig
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.learner import LearnContext, Rule, parse_clause
 from ilpkit.core.plugins import get_plugin_manager
-from ilpkit.core.terms import Clause
+from ilpkit.experiment.config import RunConfig
 from ilpkit.plugins.learners.ensembles import (
     AlephEnsembleLearner,
     AlephEnsembleModel,
     AlephEnsembleOptions,
 )
 from ilpkit.plugins.learners.theory import TheoryModel
+from ilpkit.prolog.terms import Clause
 
 COVERS = {"p(A) :- c1(A).": [0, 1, 4], "p(A) :- c2(A).": [0], "p(A) :- c3(A).": [1, 5],
           "p(A) :- c4(A).": [0, 2]}  # fmt: skip

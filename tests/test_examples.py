@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ilpkit.core.config import load_config, resolve_plugins
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.datasets import resolve_data_path
+from ilpkit.experiment.config import load_config, resolve_plugins
 from tests.skips import shared_data_missing
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.toml"))

@@ -13,14 +13,14 @@ import pytest
 from typer.testing import CliRunner
 
 from ilpkit.cli.main import app
-from ilpkit.core.config import RunConfig
 from ilpkit.core.errors import ConfigError
-from ilpkit.core.experiment import derive_seed, fold_task, load_configured_task, plan, splits
 from ilpkit.core.learner import Rule
-from ilpkit.core.report import compare_runs
-from ilpkit.core.runs import Interrupted, RunDirectory, run_experiment, summarize
-from ilpkit.core.terms import Clause, Const, Struct, Var
+from ilpkit.experiment.config import RunConfig
+from ilpkit.experiment.cv import derive_seed, fold_task, load_configured_task, plan, splits
+from ilpkit.experiment.report import compare_runs
+from ilpkit.experiment.runs import Interrupted, RunDirectory, run_experiment, summarize
 from ilpkit.plugins.learners.theory import TheoryModel
+from ilpkit.prolog.terms import Clause, Const, Struct, Var
 
 runner = CliRunner()
 
@@ -170,7 +170,7 @@ def test_theory_at_budget_keeps_the_rules_accepted_by_then() -> None:
 
 
 def test_summary_is_mean_and_sample_std_ignoring_nan() -> None:
-    from ilpkit.core.experiment import UnitResult
+    from ilpkit.experiment.cv import UnitResult
 
     def unit(aurpc: float) -> UnitResult:
         return UnitResult("k", 0, 0, "f", 0, 1, 0, 1, {"aurpc": aurpc}, [], [], [])

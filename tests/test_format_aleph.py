@@ -10,8 +10,8 @@ import pytest
 from ilpkit.core.errors import BiasError, DataError, FormatError, PrologSyntaxError
 from ilpkit.core.formats import FORMATS, load_task
 from ilpkit.core.task import Task
-from ilpkit.core.terms import Const, Struct
 from ilpkit.datasets import bundled_path
+from ilpkit.prolog.terms import Const, Struct
 
 DATA = Path(__file__).parent / "data"
 

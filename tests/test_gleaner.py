@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 import ilpkit
-from ilpkit.core.config import RunConfig
 from ilpkit.core.learner import LearnContext
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.search import Evaluated
+from ilpkit.experiment.config import RunConfig
 from ilpkit.plugins.learners.gleaner import (
     Choice,
     GleanerLearner,
@@ -247,7 +247,7 @@ def without_times(results: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_cv_ships_gleaner_seeds_not_folds_to_the_executor(tmp_path: Path) -> None:
-    from ilpkit.core.runs import run_experiment
+    from ilpkit.experiment.runs import run_experiment
 
     base = run_experiment(gleaner_cv_config(), tmp_path / "local")
     auto = RecordingExecutor()
@@ -264,7 +264,7 @@ def test_cv_ships_gleaner_seeds_not_folds_to_the_executor(tmp_path: Path) -> Non
 
 
 def test_cv_reports_each_seed_of_the_units_running_here(tmp_path: Path) -> None:
-    from ilpkit.core.runs import run_experiment
+    from ilpkit.experiment.runs import run_experiment
 
     steps: list[tuple[str, int, int, str]] = []
     run_experiment(

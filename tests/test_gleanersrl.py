@@ -24,10 +24,10 @@ from ilpkit.core.errors import PluginError
 from ilpkit.core.learner import LearnContext, load_model, save_model
 from ilpkit.core.metrics import mean_cross_entropy
 from ilpkit.core.plugins import PluginManager, PluginSpec, get_plugin_manager, hookimpl
-from ilpkit.core.runs import RunDirectory
+from ilpkit.experiment.runs import RunDirectory
+from ilpkit.plugins.combiners.kernels import FeatureStats, KernelOptions, MatchKernel
 from ilpkit.plugins.learners.gleanersrl import GleanerSRLLearner, GleanerSRLOptions
 from ilpkit.plugins.learners.gleanersrl.features import FeatureSpace
-from ilpkit.plugins.learners.gleanersrl.kernels import FeatureStats, KernelOptions, MatchKernel
 from ilpkit.plugins.learners.gleanersrl.learner import PROB_MIN_GRID
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -368,7 +368,7 @@ def test_same_model_on_native_and_swi(tmp_path: Path) -> None:
 
 
 def test_reliability_points_by_hand() -> None:
-    from ilpkit.core.report import reliability_points
+    from ilpkit.experiment.report import reliability_points
 
     # ten bins of width 0.1: bin 0 holds .05 (neg); bin 1 holds .15 (pos) and .12 (neg);
     # bin 9 holds .95 (pos) and 1.0 (the last bin includes 1, pos)
@@ -382,7 +382,7 @@ def test_reliability_points_by_hand() -> None:
 def test_sparse_feature_matrices_give_the_same_gram_and_scores(name: str) -> None:
     from scipy.sparse import csr_matrix
 
-    from ilpkit.plugins.learners.gleanersrl.svm import fit_svm
+    from ilpkit.plugins.combiners.svm_solver import fit_svm
 
     kernel = get_plugin_manager().make("kernel", name, {})
     sparse = csr_matrix(X.astype(bool))
@@ -397,7 +397,7 @@ def test_sparse_feature_matrices_give_the_same_gram_and_scores(name: str) -> Non
 
 
 def test_info_kernel_past_its_size_cap_trains_on_all_positives_and_sampled_negatives() -> None:
-    from ilpkit.plugins.learners.gleanersrl.svm import _capped_rows, fit_svm
+    from ilpkit.plugins.combiners.svm_solver import _capped_rows, fit_svm
 
     x = np.vstack([X, X[:2]])  # 6 training rows
     positive = np.array([True, False, False, False, True, False])

@@ -27,7 +27,7 @@ from ilpkit.cli.main import app
 from ilpkit.core.errors import DataError
 from ilpkit.core.formats import load_task
 from ilpkit.core.task import Task
-from ilpkit.core.terms import Clause
+from ilpkit.prolog.terms import Clause
 from tests import test_hostile_limits
 from tests.reference_prover import term
 from tests.test_prolog_injection import BRIDGES, make_backend

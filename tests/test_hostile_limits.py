@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from ilpkit.backends.prolog.profiles import PROFILES
-from ilpkit.core.terms import Clause
+from ilpkit.prolog.terms import Clause
 from tests.reference_prover import require_backends, term
 from tests.test_subprocess_backend import task_with_rules
 from tests.test_swi_backend import bridge_available, in_child
@@ -249,7 +249,7 @@ def test_upper_case_of_latin1_text_does_not_abort_and_agrees_with_native(engine:
 SIGNALLED = """
 import sys
 from ilpkit.core.lifecycle import signal_handlers
-from ilpkit.core.terms import Clause
+from ilpkit.prolog.terms import Clause
 from tests.test_hostile_limits import make_backend
 from tests.test_subprocess_backend import task_with_rules
 from tests.reference_prover import term

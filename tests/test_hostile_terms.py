@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from ilpkit.core.terms import Clause
+from ilpkit.prolog.terms import Clause
 from tests import test_hostile_limits
 from tests.reference_prover import term
 from tests.test_hostile_limits import make_backend

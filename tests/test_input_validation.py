@@ -11,12 +11,12 @@ import pytest
 
 from ilpkit.backends.native.engine import NativeOptions
 from ilpkit.core.bias import MAX_I, Settings
-from ilpkit.core.config import MAX_TOML_DEPTH, apply_overrides, load_config, parse_value
 from ilpkit.core.errors import BiasError, ConfigError, DataError
 from ilpkit.core.formats import load_task
 from ilpkit.core.plugins import get_plugin_manager
-from ilpkit.core.reader import PrologReader
-from ilpkit.core.terms import Const
+from ilpkit.experiment.config import MAX_TOML_DEPTH, apply_overrides, load_config, parse_value
+from ilpkit.prolog.reader import PrologReader
+from ilpkit.prolog.terms import Const
 
 ROOT = Path(__file__).resolve().parents[1]
 

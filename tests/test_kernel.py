@@ -25,7 +25,7 @@ from ilpkit.backends.native.plan import KernelStore, build_plan, head_components
 from ilpkit.core.bottom import saturate
 from ilpkit.core.refine import Refiner
 from ilpkit.core.task import Task
-from ilpkit.core.terms import Clause, Const, Struct, Term, Var
+from ilpkit.prolog.terms import Clause, Const, Struct, Term, Var
 from tests.reference_prover import (
     FactDB,
     load_bundled,

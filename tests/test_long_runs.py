@@ -129,7 +129,7 @@ def test_random_rule_forests_plan_their_rules_not_a_search_per_positive() -> Non
     """R4F and static-rf run no search per seed: ``learn --learner r4f`` warned of 2,500,000
     clauses (mutagenesis' nodes=20,000 x 125 positives).  R4F needs about n + s rules (eq. 1),
     s at most (t - 1) x MRC (eq. 2), each rule evaluated with its clauselength - 1 prefixes."""
-    from ilpkit.api import _plan
+    from ilpkit.experiment.api import _plan
     from ilpkit.plugins.learners.r4f import R4FLearner, R4FOptions
     from ilpkit.plugins.learners.static_rf import StaticRFLearner
 

@@ -13,9 +13,9 @@ from ilpkit.cli.main import app
 from ilpkit.core.errors import DataError
 from ilpkit.core.formats import load_task
 from ilpkit.core.mismatch import check_clause, check_model_target, check_seed
-from ilpkit.core.reader import PrologReader
-from ilpkit.core.terms import Clause
 from ilpkit.datasets import bundled_path, resolve_data_path
+from ilpkit.prolog.reader import PrologReader
+from ilpkit.prolog.terms import Clause
 
 runner = CliRunner()
 

@@ -30,7 +30,7 @@ from ilpkit.core.bottom import Oracle, saturate
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.refine import Refiner
 from ilpkit.core.task import Program, Task
-from ilpkit.core.terms import Clause, Const, Struct, Term, indicator, to_prolog
+from ilpkit.prolog.terms import Clause, Const, Struct, Term, indicator, to_prolog
 from tests.reference_prover import (
     FactDB,
     FlatDB,

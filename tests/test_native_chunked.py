@@ -16,9 +16,9 @@ import pytest
 from ilpkit.backends.native.prolog.terms import _to_term
 from ilpkit.backends.native.resolution import ResolutionEngine
 from ilpkit.backends.native.vectorised import Evaluator, Unsupported
-from ilpkit.core.reader import PrologReader
 from ilpkit.core.task import Program
-from ilpkit.core.terms import Clause, Term, to_prolog
+from ilpkit.prolog.reader import PrologReader
+from ilpkit.prolog.terms import Clause, Term, to_prolog
 
 PROGRAM = """
 e(a, b).

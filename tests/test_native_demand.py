@@ -15,9 +15,9 @@ import pytest
 from ilpkit.backends.native.demand import DemandTable, leading_facts
 from ilpkit.backends.native.engine import NativeBackend, NativeOptions
 from ilpkit.core.coverage import Coverage
-from ilpkit.core.reader import PrologReader
 from ilpkit.core.task import Program, Task
-from ilpkit.core.terms import Clause
+from ilpkit.prolog.reader import PrologReader
+from ilpkit.prolog.terms import Clause
 from tests.reference_prover import make_task, term
 
 PROGRAM = """

@@ -23,10 +23,10 @@ from ilpkit.backends.native.derive import Deriver
 from ilpkit.backends.native.engine import NativeBackend, NativeOptions
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.formats import load_task
-from ilpkit.core.reader import PrologReader
 from ilpkit.core.refine import Refiner
 from ilpkit.core.task import Program, Task
-from ilpkit.core.terms import Clause, Const, Term
+from ilpkit.prolog.reader import PrologReader
+from ilpkit.prolog.terms import Clause, Const, Term
 from tests.reference_prover import load_bundled, make_task, require_backends, term
 from tests.test_subprocess_backend import RING_PERCEPTION
 

@@ -17,7 +17,7 @@ from ilpkit.backends.native.engine import NativeBackend, NativeOptions
 from ilpkit.backends.native.plan import KernelStore
 from ilpkit.backends.native.store import FactTable
 from ilpkit.core.formats import load_task
-from ilpkit.core.terms import Clause
+from ilpkit.prolog.terms import Clause
 from tests.reference_prover import term
 from tests.test_native_derived import CARCINOGENESIS, PROGRAM, clauses_of, task_of
 

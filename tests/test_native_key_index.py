@@ -13,9 +13,9 @@ import pytest
 from ilpkit.backends.native import key_index, vectorised
 from ilpkit.backends.native.key_index import KeyIndex
 from ilpkit.backends.native.resolution import ResolutionEngine
-from ilpkit.core.reader import PrologReader
 from ilpkit.core.task import Program
-from ilpkit.core.terms import Clause
+from ilpkit.prolog.reader import PrologReader
+from ilpkit.prolog.terms import Clause
 
 REL = np.array(
     [

@@ -20,9 +20,9 @@ import pytest
 
 from ilpkit.backends.native.resolution import ResolutionEngine
 from ilpkit.core.errors import ResourceLimitExceeded
-from ilpkit.core.reader import PrologReader
 from ilpkit.core.task import Program
-from ilpkit.core.terms import Clause
+from ilpkit.prolog.reader import PrologReader
+from ilpkit.prolog.terms import Clause
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -31,9 +31,9 @@ CHILD = textwrap.dedent(
     import json, resource, sys, time
     resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
     from ilpkit.backends.native.resolution import ResolutionEngine
-    from ilpkit.core.reader import PrologReader
+    from ilpkit.prolog.reader import PrologReader
     from ilpkit.core.task import Program
-    from ilpkit.core.terms import Clause
+    from ilpkit.prolog.terms import Clause
 
     source, query, options = json.loads(sys.argv[1])
     prog = Program()

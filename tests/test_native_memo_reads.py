@@ -13,7 +13,7 @@ from ilpkit.backends.native import kernel_cover, plan
 from ilpkit.backends.native import kernels as K
 from ilpkit.backends.native.engine import NativeBackend
 from ilpkit.core.coverage import Coverage
-from ilpkit.core.terms import Clause
+from ilpkit.prolog.terms import Clause
 from tests.reference_prover import make_task, term
 
 pytestmark = pytest.mark.skipif(not K.HAVE_NUMBA, reason="numba is not installed")

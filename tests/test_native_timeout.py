@@ -15,7 +15,7 @@ from ilpkit.backends.native.engine import NativeBackend, NativeOptions
 from ilpkit.backends.native.kernels import HAVE_NUMBA, warm_up
 from ilpkit.core.errors import ResourceLimitExceeded
 from ilpkit.core.task import Task
-from ilpkit.core.terms import Clause
+from ilpkit.prolog.terms import Clause
 from tests.reference_prover import make_task, term
 
 N = 120

@@ -37,7 +37,7 @@ from ilpkit.backends.prolog.fence import (
 from ilpkit.backends.prolog.subprocess_backend import SubprocessBackend, SubprocessOptions
 from ilpkit.core.errors import BackendUnavailable, UnsafeProgramError
 from ilpkit.core.task import Task
-from ilpkit.core.terms import Clause, Struct
+from ilpkit.prolog.terms import Clause, Struct
 from tests.reference_prover import make_task, require_backends, term
 from tests.skips import engine_missing
 
@@ -328,7 +328,7 @@ _PARENT = """
 import sys
 from ilpkit.backends.prolog.subprocess_backend import SubprocessBackend, SubprocessOptions
 from tests.reference_prover import make_task, term
-from ilpkit.core.terms import Clause, Struct
+from ilpkit.prolog.terms import Clause, Struct
 
 backend = SubprocessBackend(SubprocessOptions(engine=sys.argv[1], fence=sys.argv[2],
                                               timeout=None, step_limit=None))

@@ -30,7 +30,7 @@ from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.refine import Refiner
 from ilpkit.core.search import Acceptance, SearchContext, Trajectory
 from ilpkit.core.task import Task
-from ilpkit.core.terms import Clause, Const, Struct, Var
+from ilpkit.prolog.terms import Clause, Const, Struct, Var
 from tests.skips import engine_missing
 
 

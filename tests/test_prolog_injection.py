@@ -37,7 +37,7 @@ from ilpkit.core.bias import parse_mode
 from ilpkit.core.errors import UnsafeProgramError
 from ilpkit.core.safety import check_program, unsafe_constructs
 from ilpkit.core.task import Task
-from ilpkit.core.terms import Clause
+from ilpkit.prolog.terms import Clause
 from tests.reference_prover import require_backends, term
 from tests.test_subprocess_backend import task_with_rules
 from tests.test_swi_backend import bridge_available, in_child

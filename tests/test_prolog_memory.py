@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from ilpkit.backends.prolog.profiles import PROFILES
-from ilpkit.core.terms import Clause
+from ilpkit.prolog.terms import Clause
 from tests.reference_prover import require_backends, term
 from tests.test_subprocess_backend import task_with_rules
 from tests.test_swi_backend import bridge_available, in_child

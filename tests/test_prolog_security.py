@@ -34,7 +34,7 @@ from ilpkit.core.bias import parse_mode
 from ilpkit.core.errors import DataError, SourceLocation, UnsafeProgramError
 from ilpkit.core.safety import ALLOWED_BUILTINS
 from ilpkit.core.task import Task
-from ilpkit.core.terms import Clause, Struct, Term, Var, iter_vars, substitute
+from ilpkit.prolog.terms import Clause, Struct, Term, Var, iter_vars, substitute
 from tests.reference_prover import load_bundled, make_task, require_backends, term
 
 ENGINES = ["swipl", "gprolog", "yap"]

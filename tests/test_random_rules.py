@@ -16,13 +16,13 @@ from ilpkit.core.coverage import Coverage
 from ilpkit.core.errors import ConfigError
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.refine import Refiner
-from ilpkit.core.terms import indicator
 from ilpkit.plugins.search.random_rules import (
     RandomRuleGenerator,
     draw_rule,
     prefix_clauses,
     restrict_bias,
 )
+from ilpkit.prolog.terms import indicator
 
 
 def loaded(name: str) -> tuple[Any, Any]:

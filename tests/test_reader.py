@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ilpkit
-from ilpkit.core import reader as reader_mod
 from ilpkit.core.errors import DataError, PrologSyntaxError
-from ilpkit.core.reader import OperatorTable, PrologReader, ReadTerm, read_file, read_term
-from ilpkit.core.terms import NIL, Const, Str, Struct, Term, Var, make_list
+from ilpkit.prolog import reader as reader_mod
+from ilpkit.prolog.reader import OperatorTable, PrologReader, ReadTerm, read_file, read_term
+from ilpkit.prolog.terms import NIL, Const, Str, Struct, Term, Var, make_list
 
 a, b, c, d, e = (Const(n) for n in "abcde")
 X, Y, Z = Var("X"), Var("Y"), Var("Z")

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import ilpkit
 from ilpkit.core.errors import PrologSyntaxError
-from ilpkit.core.reader import PrologReader
+from ilpkit.prolog.reader import PrologReader
 
 # A data file in the style of the bundled datasets: directives, modes, facts, rules, comments.
 SAMPLE = r"""% trains, Michalski style

@@ -8,7 +8,7 @@ must read that text back to the original term.
 
 ``--traditional`` gives ISO-style lists (``'.'/2`` and the atom ``[]``) and
 ``double_quotes=codes``, like our reader's default.  The terms are read in a module whose
-operator table is made identical to ``ilpkit.core.operators``, because SWI-Prolog 9's built-in
+operator table is made identical to ``ilpkit.prolog.operators``, because SWI-Prolog 9's built-in
 table differs from it (``test_operator_tables`` pins the differences):
 
 * ``xor`` is 500 yfx (ISO Cor.2) but 400 yfx in SWI-Prolog; ``|`` is 1100 but 1105;
@@ -43,9 +43,9 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from ilpkit.core import operators as ops
-from ilpkit.core.reader import PrologReader
-from ilpkit.core.terms import (
+from ilpkit.prolog import operators as ops
+from ilpkit.prolog.reader import PrologReader
+from ilpkit.prolog.terms import (
     Clause,
     Const,
     Str,

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from ilpkit.core.bottom import BottomClause, BottomLiteral, saturate
 from ilpkit.core.refine import Refiner
-from ilpkit.core.terms import Const, Struct, Var, canonical_var_name
+from ilpkit.prolog.terms import Const, Struct, Var, canonical_var_name
 from tests.reference_prover import FactDB, is_legal_reference, make_task, random_task
 
 # --------------------------------------------------------------------------------------------

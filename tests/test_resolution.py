@@ -24,9 +24,9 @@ from ilpkit.backends.native.resolution import (
     UnsupportedConstruct,
 )
 from ilpkit.core.errors import DataError, IlpkitError, ResourceLimitExceeded
-from ilpkit.core.reader import PrologReader
 from ilpkit.core.task import Program
-from ilpkit.core.terms import Clause, Const, Struct, Term, Var, make_list, to_prolog
+from ilpkit.prolog.reader import PrologReader
+from ilpkit.prolog.terms import Clause, Const, Struct, Term, Var, make_list, to_prolog
 
 ROOT = Path(__file__).resolve().parent.parent
 MUTAGENESIS = ROOT / "ilpkit" / "datasets" / "mutagenesis"

@@ -14,10 +14,10 @@ import pytest
 from typer.testing import CliRunner
 
 from ilpkit.cli.main import app
-from ilpkit.core.compose import learner_capabilities
-from ilpkit.core.config import RunConfig
 from ilpkit.core.plugins import PluginManager
-from ilpkit.core.runs import Interrupted, RunDirectory, run_experiment
+from ilpkit.experiment.compose import learner_capabilities
+from ilpkit.experiment.config import RunConfig
+from ilpkit.experiment.runs import Interrupted, RunDirectory, run_experiment
 
 LEARNERS = sorted(PluginManager(entry_points=False).names("learner"))
 runner = CliRunner()

@@ -17,7 +17,6 @@ from typer.testing import CliRunner
 
 from ilpkit.cli.main import app
 from ilpkit.core.bias_check import bias_warnings
-from ilpkit.core.config import RunConfig
 from ilpkit.core.coverage import Weighting
 from ilpkit.core.errors import (
     BiasError,
@@ -26,13 +25,14 @@ from ilpkit.core.errors import (
     PrologSyntaxError,
     ResourceLimitExceeded,
 )
-from ilpkit.core.experiment import learn_split, splits
 from ilpkit.core.formats import load_task
 from ilpkit.core.learner import load_model, matches, rule_stats
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.search import SearchContext, limits_exceeded
 from ilpkit.core.task import Task, stratified_folds
-from ilpkit.core.terms import Clause, Const, Struct, Var
+from ilpkit.experiment.config import RunConfig
+from ilpkit.experiment.cv import learn_split, splits
+from ilpkit.prolog.terms import Clause, Const, Struct, Var
 
 BIAS = """:- modeh(1, p(+t)).
 :- modeb(1, q(+t)).

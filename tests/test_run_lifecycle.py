@@ -26,13 +26,13 @@ from typer.testing import CliRunner
 
 from ilpkit.cli.main import app
 from ilpkit.core import lifecycle
-from ilpkit.core.config import RunConfig, load_config
 from ilpkit.core.errors import ConfigError
 from ilpkit.core.executor import WorkerLost
-from ilpkit.core.experiment import derive_seed
 from ilpkit.core.outpaths import OutputPathError, check_output_dir, check_output_file
-from ilpkit.core.runlock import RunLock, RunLocked
-from ilpkit.core.runs import Interrupted, config_differences, run_experiment
+from ilpkit.experiment.config import RunConfig, load_config
+from ilpkit.experiment.cv import derive_seed
+from ilpkit.experiment.runlock import RunLock, RunLocked
+from ilpkit.experiment.runs import Interrupted, config_differences, run_experiment
 from ilpkit.plugins.executors.processes import ProcessesExecutor, ProcessesOptions
 
 psutil = pytest.importorskip("psutil")
@@ -143,7 +143,7 @@ def test_a_lock_left_by_a_killed_run_is_taken_over_and_said(
 ) -> None:
     run_dir = tmp_path / "run"
     code = (
-        "import os, signal, sys; from ilpkit.core.runlock import RunLock; "
+        "import os, signal, sys; from ilpkit.experiment.runlock import RunLock; "
         "lock = RunLock(sys.argv[1]); lock.acquire(); print(os.getpid(), flush=True); "
         "os.kill(os.getpid(), signal.SIGKILL)"
     )
@@ -157,7 +157,10 @@ def test_a_lock_left_by_a_killed_run_is_taken_over_and_said(
     assert proc.returncode == -signal.SIGKILL
     dead = int(proc.stdout)
     assert f"pid {dead} on" in (run_dir / ".lock").read_text()  # left behind by kill -9
-    with caplog.at_level(logging.WARNING, logger="ilpkit.core.runlock"), RunLock(run_dir) as lock:
+    with (
+        caplog.at_level(logging.WARNING, logger="ilpkit.experiment.runlock"),
+        RunLock(run_dir) as lock,
+    ):
         assert lock.taken_over is not None and f"pid {dead} " in lock.taken_over
     assert f"taking over the lock of a run that is no longer running (pid {dead} " in caplog.text
 
@@ -170,7 +173,7 @@ def test_a_lock_file_released_between_open_and_flock_is_not_a_second_owner(
     be refused by C -- not become a second owner."""
     import fcntl
 
-    from ilpkit.core import runlock
+    from ilpkit.experiment import runlock
 
     run_dir = tmp_path / "run"
     (run_dir / "kept").mkdir(parents=True)
@@ -301,7 +304,7 @@ def test_output_path_checks_accept_what_can_be_written(tmp_path: Path) -> None:
 def test_ctrl_c_exits_130_with_one_line_for_learn_and_cv(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ilpkit.core import runs
+    from ilpkit.experiment import runs
     from ilpkit.plugins.learners.theory import TheoryLearner
 
     def interrupted(*args: Any, **kwargs: Any) -> Any:

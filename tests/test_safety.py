@@ -21,7 +21,6 @@ from ilpkit.backends.native.resolution import _REFUSED, BUILTINS
 from ilpkit.cli.main import app
 from ilpkit.core.errors import DataError, UnsafeProgramError
 from ilpkit.core.formats import load_task
-from ilpkit.core.reader import PrologReader
 from ilpkit.core.safety import (
     ALLOWED_BUILTINS,
     MAX_REPORTED,
@@ -30,8 +29,9 @@ from ilpkit.core.safety import (
     unsafe_constructs,
 )
 from ilpkit.core.task import Task
-from ilpkit.core.terms import Clause, Term
 from ilpkit.datasets import BUNDLED, bundled_path
+from ilpkit.prolog.reader import PrologReader
+from ilpkit.prolog.terms import Clause, Term
 from tests.skips import shared_data_missing
 from tests.test_shared_data_sweep import CASES, SHARED
 

@@ -19,9 +19,9 @@ from ilpkit.backends.prolog.subprocess_backend import PrologEngineError
 from ilpkit.core.errors import DataError
 from ilpkit.core.formats import load_task
 from ilpkit.core.plugins import get_plugin_manager
-from ilpkit.core.reader import PrologReader
-from ilpkit.core.terms import Clause, to_prolog
 from ilpkit.datasets import BUNDLED, bundled_path
+from ilpkit.prolog.reader import PrologReader
+from ilpkit.prolog.terms import Clause, to_prolog
 
 ROOT = Path(__file__).resolve().parents[1]
 

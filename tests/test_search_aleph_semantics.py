@@ -20,10 +20,10 @@ from ilpkit.core.coverage import Counts, Coverage, Weighting
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.search import Acceptance, Evaluated, SearchContext, Trajectory
 from ilpkit.core.task import Task
-from ilpkit.core.terms import Clause, Const, Struct, Var
 from ilpkit.plugins.learners.theory import seed_score
 from ilpkit.plugins.search import topdown
 from ilpkit.plugins.search.topdown import TopDown, TopDownOptions, _Waiting, bf_key, waiting
+from ilpkit.prolog.terms import Clause, Const, Struct, Var
 
 
 @pytest.fixture(scope="module")

@@ -22,8 +22,8 @@ from ilpkit.core.split_coverage import (
     independent_parts,
     part_clauses,
 )
-from ilpkit.core.terms import Clause
 from ilpkit.plugins.search.random_rules import RandomRuleGenerator, restrict_bias
+from ilpkit.prolog.terms import Clause
 
 CHEAP = "atm,bond,gteq,lteq,lumo,logp,nitro,methyl"
 """Mutagenesis without the ring predicates, whose first evaluation costs the native engine

@@ -34,7 +34,7 @@ from ilpkit.core.coverage import Coverage
 from ilpkit.core.errors import DataError, IlpkitError, ResourceLimitExceeded, SourceLocation
 from ilpkit.core.refine import Refiner
 from ilpkit.core.task import Task
-from ilpkit.core.terms import Clause, Const, Struct, Var
+from ilpkit.prolog.terms import Clause, Const, Struct, Var
 from tests.reference_prover import load_bundled, make_task, require_backends, term
 from tests.skips import engine_missing
 

@@ -34,7 +34,7 @@ from ilpkit.backends.native.engine import NativeBackend
 from ilpkit.backends.prolog.swi_backend import SwiBackend, SwiOptions, preflight
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.task import Task
-from ilpkit.core.terms import Clause, clause_to_prolog, to_prolog
+from ilpkit.prolog.terms import Clause, clause_to_prolog, to_prolog
 from tests.reference_prover import load_bundled, make_task, require_backends, term
 from tests.test_subprocess_backend import (
     LOOP_RULES,
@@ -307,7 +307,7 @@ def test_limits_stop_loops_and_the_backend_stays_usable(bridge: str) -> None:
 
 def child_errors(bridge: str) -> dict[str, Any]:
     from ilpkit.core.errors import SourceLocation
-    from ilpkit.core.terms import Const
+    from ilpkit.prolog.terms import Const
 
     rules = [*LOOP_RULES, "r(X) :- missing_helper(X)"]
     backend = swi(task_with_rules(rules, ["p(a, b)"], ["t(a)"], ["t(b)"]), bridge)

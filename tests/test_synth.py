@@ -18,9 +18,9 @@ from ilpkit.core.coverage import Coverage
 from ilpkit.core.errors import ConfigError
 from ilpkit.core.learner import parse_clause
 from ilpkit.core.metrics import aurpc, pr_points_from_scores
-from ilpkit.core.terms import Struct
 from ilpkit.datasets.synth import RULES, SynthParams, write
 from ilpkit.plugins.learners.gleaner import GleanerModel
+from ilpkit.prolog.terms import Struct
 
 
 def digest(folder: Path) -> dict[str, str]:

@@ -1,6 +1,6 @@
 """Terms and clauses: equality, variants, lists, and writeq-style rendering.
 
-Expected renderings are written by hand from the ISO operator table (``ilpkit.core.operators``)
+Expected renderings are written by hand from the ISO operator table (``ilpkit.prolog.operators``)
 and the ``writeq`` rules: quote an atom unless it is a letter-digit atom starting with a
 lowercase letter, a symbol-char atom, or one of ``[] {} ! ;``; bracket an operand whose
 priority is higher than its position allows; never let ``-(1)`` print as the number ``-1``.
@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ilpkit.core import operators as ops
-from ilpkit.core.reader import PrologReader
-from ilpkit.core.terms import (
+from ilpkit.prolog import operators as ops
+from ilpkit.prolog.reader import PrologReader
+from ilpkit.prolog.terms import (
     NIL,
     Clause,
     Const,

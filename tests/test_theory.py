@@ -16,9 +16,9 @@ from ilpkit.core.formats import load_task
 from ilpkit.core.learner import LearnContext, load_model, save_model
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.task import Task
-from ilpkit.core.terms import indicator
 from ilpkit.datasets import bundled_path
 from ilpkit.plugins.learners.theory import TheoryModel
+from ilpkit.prolog.terms import indicator
 
 runner = CliRunner()
 

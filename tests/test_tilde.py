@@ -23,9 +23,9 @@ from ilpkit.core.learner import LearnContext, load_model, save_model
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.pu import label_frequency_bound, pu_labels
 from ilpkit.core.task import NEG, POS, UNLABELED, Task
-from ilpkit.core.terms import to_prolog
 from ilpkit.datasets import bundled_path
 from ilpkit.plugins.learners.tilde import TildeModel, splits
+from ilpkit.prolog.terms import to_prolog
 from tests.test_swi_backend import ROOT, bridge_available, bridge_env
 
 # --------------------------------------------------------------------------------------------
@@ -275,7 +275,7 @@ def test_cv_with_pu_labeling_and_ticer(tmp_path: Path) -> None:
 
 
 def test_pu_labelings_and_repeats_must_agree() -> None:
-    from ilpkit.core.config import CVConfig
+    from ilpkit.experiment.config import CVConfig
 
     assert CVConfig(pu_label_frequency=0.5, pu_labelings=3).repeats == 3
     with pytest.raises(ValueError, match="pu_labelings"):

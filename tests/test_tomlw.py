@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ilpkit.core.tomlw import dumps, format_string
+from ilpkit.experiment.tomlw import dumps, format_string
 
 keys = st.text(max_size=8)
 scalars = st.one_of(

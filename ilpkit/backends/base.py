@@ -40,8 +40,8 @@ from ilpkit.core.coverage import Coverage
 from ilpkit.core.errors import DataError, IlpkitError
 from ilpkit.core.limits import note_dropped
 from ilpkit.core.task import Task
-from ilpkit.core.terms import Clause, Term, to_prolog
 from ilpkit.core.validation import none_words_to_none
+from ilpkit.prolog.terms import Clause, Term, to_prolog
 
 
 class BackendOptions(BaseModel):

@@ -22,13 +22,13 @@ from ilpkit.cli.common import (
     open_backend,
     split_sets,
 )
-from ilpkit.core.config import DataFormat
 from ilpkit.core.errors import DataError
-from ilpkit.core.terms import Clause, Term
+from ilpkit.experiment.config import DataFormat
+from ilpkit.prolog.terms import Clause, Term
 
 
 def _parse(text: str, what: str) -> Term:
-    from ilpkit.core.reader import PrologReader
+    from ilpkit.prolog.reader import PrologReader
 
     # the reader names the place itself ("--clause:1:29: ..."): no second prefix
     return PrologReader(double_quotes="codes").read_term(text, name=what)
@@ -61,9 +61,9 @@ def saturate(
     """Print the bottom clause of a seed example. ``--set KEY=VALUE`` overrides the data's
     Aleph settings (i, clauselength, ...) as for learn; ``--set backend.KEY=VALUE`` sets a
     backend option."""
-    from ilpkit.core.compose import with_settings  # the commands' own imports: not for --help
     from ilpkit.core.literal_graph import check_graph_path, literal_network, write_graph
     from ilpkit.core.mismatch import check_seed
+    from ilpkit.experiment.compose import with_settings  # the commands' own imports: not for --help
 
     if graph is not None:
         check_graph_path(graph)
@@ -119,8 +119,8 @@ def coverage(
     """Print how many positive and negative examples a clause covers. ``--set KEY=VALUE``
     overrides the data's Aleph settings as for learn; ``--set backend.KEY=VALUE`` sets a
     backend option."""
-    from ilpkit.core.compose import with_settings
     from ilpkit.core.mismatch import check_clause
+    from ilpkit.experiment.compose import with_settings
 
     task = load(path, fmt, stem, trust_data=trust_data)
     options = split_sets(sets, ("", "backend"))

@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ilpkit.core.config import parse_value
 from ilpkit.core.errors import ConfigError
 from ilpkit.datasets import resolve_data_path
+from ilpkit.experiment.config import parse_value
 
 if TYPE_CHECKING:
     from ilpkit.core.task import Task  # numpy: not for --help
@@ -94,7 +94,7 @@ def open_backend(
 ) -> Any:
     """Build backend ``name`` with validated options and load ``task`` into it
     (``trust_data`` is ``--trust-data``: the backend then skips the data safety check)."""
-    from ilpkit.core.compose import open_named_backend
+    from ilpkit.experiment.compose import open_named_backend
 
     return open_named_backend(name, options, task, trust_data=trust_data)
 

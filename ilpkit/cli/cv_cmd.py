@@ -22,9 +22,9 @@ from ilpkit.cli.common import (
     split_sets,
 )
 from ilpkit.core.bias_check import reporting_bias
-from ilpkit.core.config import DataFormat, RunConfig, apply_overrides, load_config
 from ilpkit.core.errors import ConfigError
 from ilpkit.core.outpaths import check_output_dir
+from ilpkit.experiment.config import DataFormat, RunConfig, apply_overrides, load_config
 
 SECTIONS = ("", "data", "backend", "search", "scorer", "learner", "combiner", "executor")
 
@@ -190,7 +190,12 @@ def cv(
         )
 
     if resume is not None:
-        from ilpkit.core.runs import RunDirectory, check_recorded_trust, trusts_data, without_trust
+        from ilpkit.experiment.runs import (
+            RunDirectory,
+            check_recorded_trust,
+            trusts_data,
+            without_trust,
+        )
 
         run_dir = RunDirectory(resume)
         recorded = run_dir.config()
@@ -225,7 +230,7 @@ def run(
 
     A file cannot trust the data: one recording `trust_data = true` (a run's config.toml
     made with --trust-data) is refused unless --trust-data is given here."""
-    from ilpkit.core.runs import check_recorded_trust, trusts_data, without_trust
+    from ilpkit.experiment.runs import check_recorded_trust, trusts_data, without_trust
 
     recorded = load_config(config_file)
     config = without_trust(recorded)
@@ -248,9 +253,9 @@ def report(
 ) -> None:
     """Compare runs in one table; later runs are t-tested against the first on shared units.
     Also rewrites each run's report.md and plots."""
-    from ilpkit.core.report import compare_runs, plot_run_curves, write_report
-    from ilpkit.core.runlock import RunLock
-    from ilpkit.core.runs import RunDirectory
+    from ilpkit.experiment.report import compare_runs, plot_run_curves, write_report
+    from ilpkit.experiment.runlock import RunLock
+    from ilpkit.experiment.runs import RunDirectory
 
     dirs = [RunDirectory(p) for p in runs]
     for d in dirs:
@@ -285,7 +290,7 @@ def _config_from_options(
     pu_labelings: int | None = None,
     combiner: str | None = None,
 ) -> RunConfig:
-    from ilpkit.core.compose import run_config
+    from ilpkit.experiment.compose import run_config
 
     if path is None:
         raise ConfigError("give a dataset PATH")
@@ -331,7 +336,7 @@ def _run(
     trust_data: bool = False,
     limit: float | None = None,
 ) -> None:
-    from ilpkit.core.runs import empty_theories_note, run_experiment
+    from ilpkit.experiment.runs import empty_theories_note, run_experiment
 
     if trust_data:  # kept in the run's config.toml; resuming needs --trust-data again
         config = apply_overrides(config, ["backend.trust_data=true"], where="--trust-data")
@@ -357,7 +362,7 @@ def _run(
         typer.secho(f"warning: {empty}", fg=typer.colors.YELLOW, err=True)
     if quiet:
         return
-    from ilpkit.core.report import summary_cell
+    from ilpkit.experiment.report import summary_cell
 
     console = Console(highlight=False)
     summary = results["summary"]

@@ -29,8 +29,8 @@ from ilpkit.cli.common import (
 )
 from ilpkit.cli.tables import fit_table
 from ilpkit.core.bias_check import reporting_bias
-from ilpkit.core.config import DataFormat
 from ilpkit.core.outpaths import check_output_file, write_output
+from ilpkit.experiment.config import DataFormat
 
 if TYPE_CHECKING:  # numpy and the core modules load when a command runs, not for --help
     from ilpkit.core.learner import Rule
@@ -176,8 +176,8 @@ def learn(
     """Learn a model. ``--set KEY=VALUE`` overrides the data's Aleph settings
     (clauselength, nodes, i, minpos, ...); ``--set learner.KEY=VALUE`` (and search., scorer.,
     combiner., backend., executor.) sets plugin options."""
-    from ilpkit.api import learn as learn_model
     from ilpkit.core.learner import EMPTY_THEORY, Recorded
+    from ilpkit.experiment.api import learn as learn_model
 
     if out is not None:
         check_output_file(out)  # before any work, not a traceback after it
@@ -261,7 +261,7 @@ def predict(
     trust_data: TrustOpt = False,
 ) -> None:
     """Score every example of a dataset with a saved model."""
-    from ilpkit.api import predict as predict_scores
+    from ilpkit.experiment.api import predict as predict_scores
 
     if out is not None:
         check_output_file(out, example="scores.csv")
@@ -310,8 +310,8 @@ def explain(
     trust_data: TrustOpt = False,
 ) -> None:
     """Show a model's rules with their precision, recall and coverage counts."""
-    from ilpkit.api import explain as explain_rules
     from ilpkit.core.learner import SelfExplaining, load_model
+    from ilpkit.experiment.api import explain as explain_rules
 
     model = load_model(model_path)
     title = f"{model.learner} model {model_path} (training counts)"

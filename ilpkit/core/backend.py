@@ -15,7 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.task import Task
-from ilpkit.core.terms import Clause
+from ilpkit.prolog.terms import Clause
 
 
 @runtime_checkable

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from ilpkit.core.errors import BiasError, SourceLocation
-from ilpkit.core.terms import Const, Struct, Term, Var, indicator, to_prolog
+from ilpkit.prolog.terms import Const, Struct, Term, Var, indicator, to_prolog
 
 IO = Literal["+", "-", "#"]
 _IO_MARKERS: Final = frozenset({"+", "-", "#"})

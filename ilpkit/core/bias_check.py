@@ -160,7 +160,7 @@ def unused_settings_warning(task: Task, learner: str | None = None) -> str | Non
     """``set but not used by learner X: ...`` (``by ilpkit`` without a learner), or None."""
     takes_search = takes_scorer = True
     if learner is not None:
-        from ilpkit.core.compose import learner_capabilities
+        from ilpkit.experiment.compose import learner_capabilities
 
         caps = learner_capabilities(learner)
         takes_search, takes_scorer = caps.takes_search, caps.takes_scorer
@@ -283,7 +283,7 @@ what ilpkit offers instead."""
 def unsupported_features(task: Task) -> str | None:
     """The message refusing to learn when the data asks for an Aleph feature ilpkit does not
     have (abduction, mode or feature learning, interactive induction), or None."""
-    from ilpkit.core.terms import Const, Struct
+    from ilpkit.prolog.terms import Const, Struct
 
     lines = []
     for d in task.directives:

@@ -40,7 +40,7 @@ from typing import Literal, Protocol
 
 from ilpkit.core.bias import Bias, Mode, Place
 from ilpkit.core.errors import BiasError, ResourceLimitExceeded
-from ilpkit.core.terms import (
+from ilpkit.prolog.terms import (
     Clause,
     Const,
     Struct,

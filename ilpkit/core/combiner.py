@@ -22,7 +22,7 @@ The contract is data in, model out:
 A learner that produces a pool declares ``takes_combiner=True`` in its capabilities and,
 when the run names a combiner (``ctx.combiner``), returns ``PoolModel`` from
 :func:`fit_pool`; a learner whose clause generation depends on its own combination
-(boosting, trees) refuses a combiner (:func:`ilpkit.core.compose.resolve`).
+(boosting, trees) refuses a combiner (:func:`ilpkit.experiment.compose.resolve`).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ import numpy.typing as npt
 from ilpkit.core.backend import BackendProtocol
 from ilpkit.core.errors import ConfigError, DataError
 from ilpkit.core.task import POS, Task
-from ilpkit.core.terms import Clause
+from ilpkit.prolog.terms import Clause
 
 __all__ = [
     "ClausePool",

@@ -22,7 +22,7 @@ import numpy.typing as npt
 from ilpkit.core.backend import BackendProtocol
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.limits import coverage_many_within_limits
-from ilpkit.core.terms import Clause
+from ilpkit.prolog.terms import Clause
 
 SparseMode = Literal["auto", "dense", "sparse"]
 

@@ -28,10 +28,10 @@ from ilpkit.core.limits import (
     limits_exceeded,
     note_dropped,
 )
-from ilpkit.core.reader import PrologReader
 from ilpkit.core.search import Evaluated, Observer, Scorer, SearchStrategy
 from ilpkit.core.task import Task
-from ilpkit.core.terms import Clause
+from ilpkit.prolog.reader import PrologReader
+from ilpkit.prolog.terms import Clause
 
 MODEL_FORMAT_VERSION = 1
 
@@ -152,7 +152,7 @@ class ModelLoader(Protocol):
 @dataclass(frozen=True)
 class LearnerCapabilities:
     """What a learner takes and offers, declared by its class (``capabilities = ...``) and
-    read by the framework (:mod:`ilpkit.core.compose`) instead of probed.
+    read by the framework (:mod:`ilpkit.experiment.compose`) instead of probed.
 
     ``default_search``/``default_scorer`` are what the learner's method prescribes (Gleaner:
     rrr with pr); they are used wherever the user named none. A learner with
@@ -261,7 +261,7 @@ class MemberOutcome:
 
 def run_member_job(job: MemberJob) -> MemberOutcome:
     """Run one shipped member in a worker (task and backend cached per worker process)."""
-    from ilpkit.core.compose import worker_context
+    from ilpkit.experiment.compose import worker_context
 
     task, ctx = worker_context(job.recipe, job.seed)
     limits, dropped = limits_exceeded(ctx.backend), goals_dropped(ctx.backend)
@@ -304,7 +304,7 @@ class LearnContext:
     """Where a learner's independent units (Gleaner seeds, ensemble members) run; ``None``:
     one after another in this process, on ``backend``."""
     recipe: Any = None
-    """A :class:`~ilpkit.core.config.RunConfig` from which a worker process rebuilds the task
+    """A :class:`~ilpkit.experiment.config.RunConfig` from which a worker process rebuilds the task
     and backend; units go to ``executor`` only when it is set."""
     combiner: Any = None
     """The run's combiner (:class:`ilpkit.core.combiner.Combiner`), or None: the learner

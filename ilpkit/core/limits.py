@@ -22,7 +22,7 @@ import numpy as np
 
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.errors import ResourceLimitExceeded
-from ilpkit.core.terms import Clause
+from ilpkit.prolog.terms import Clause
 
 
 def note_limit(backend: object, message: str) -> None:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from ilpkit.core.bottom import BottomClause
 from ilpkit.core.errors import ConfigError
-from ilpkit.core.terms import to_prolog
+from ilpkit.prolog.terms import to_prolog
 
 if TYPE_CHECKING:
     import networkx as nx

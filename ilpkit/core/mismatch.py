@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from ilpkit.core.errors import DataError
 from ilpkit.core.task import Task
-from ilpkit.core.terms import Clause, Struct, Term, Var, flatten_conjunction, indicator, is_ground
+from ilpkit.prolog.terms import Clause, Struct, Term, Var, flatten_conjunction, indicator, is_ground
 
 Indicator = tuple[str, int]
 

@@ -32,10 +32,10 @@ from ilpkit.core.limits import limits_exceeded as limits_exceeded  # re-exported
 from ilpkit.core.limits import note_limit as note_limit  # re-exported
 from ilpkit.core.refine import ClauseIds, Refiner
 from ilpkit.core.scoring import Scorer as Scorer  # the one Scorer protocol, re-exported
-from ilpkit.core.terms import Clause
 from ilpkit.core.timelimit import TimeLimit as TimeLimit
 from ilpkit.core.timelimit import time_is_up as time_is_up
 from ilpkit.core.timelimit import time_limit as time_limit
+from ilpkit.prolog.terms import Clause
 
 CoverageBackend = BackendProtocol
 """What a search needs from a backend: the one backend contract."""

@@ -32,7 +32,7 @@ from typing import Any
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.errors import IlpkitError, ResourceLimitExceeded
 from ilpkit.core.limits import note_limit
-from ilpkit.core.terms import Clause, Term, Var, iter_vars
+from ilpkit.prolog.terms import Clause, Term, Var, iter_vars
 
 
 def independent_parts(clause: Clause) -> list[list[int]]:

@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from ilpkit.core.bias import Bias
 from ilpkit.core.errors import DataError, SourceLocation
-from ilpkit.core.terms import Clause, Struct, Term, indicator, is_ground, to_prolog
+from ilpkit.prolog.terms import Clause, Struct, Term, indicator, is_ground, to_prolog
 
 POS: Final = 1
 NEG: Final = 0
@@ -143,7 +143,7 @@ class Program:
 
 
 def _atom(name: str) -> Term:
-    from ilpkit.core.terms import Const
+    from ilpkit.prolog.terms import Const
 
     return Const(name)
 
@@ -368,7 +368,7 @@ def stratified_folds(task: Task, k: int, seed: int = 0) -> Task:
     folds = np.full(len(ex), -1, dtype=np.int32)
     rng = np.random.default_rng(seed)
     # A repeated atom goes to the fold of its first occurrence: in two folds it would be
-    # tested on while trained on (the leak check of ilpkit.core.experiment refuses that).
+    # tested on while trained on (the leak check of ilpkit.experiment.cv refuses that).
     first: dict[Term, int] = {}
     repeats = [i for i, atom in enumerate(ex.atoms) if first.setdefault(atom, i) != i]
     repeated = np.zeros(len(ex), dtype=bool)

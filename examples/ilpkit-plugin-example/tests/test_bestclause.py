@@ -7,7 +7,7 @@ import pytest
 from ilpkit_gmean.bestclause import BestClauseCombiner, BestClauseOptions
 
 from ilpkit.core.combiner import ClausePool
-from ilpkit.core.terms import Clause, Struct, Var
+from ilpkit.prolog.terms import Clause, Struct, Var
 from ilpkit.testing import PluginCheck, plugin_checks
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ilpkit.core.terms import Term, Var, iter_vars
+from ilpkit.prolog.terms import Term, Var, iter_vars
 
 
 def split_independent(

@@ -41,7 +41,7 @@ from ilpkit.backends.native import vectorised
 from ilpkit.backends.native.prolog.terms import _from_term, _to_term
 from ilpkit.backends.native.store import FactTable, Ids, Interner
 from ilpkit.core.errors import IlpkitError
-from ilpkit.core.terms import Term, Var
+from ilpkit.prolog.terms import Term, Var
 
 _CHUNK: Final = 100_000
 """Calls per set-at-a-time pass when tabling over the active domain."""

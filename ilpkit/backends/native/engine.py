@@ -56,7 +56,7 @@ from ilpkit.core.coverage import Coverage
 from ilpkit.core.errors import ResourceLimitExceeded
 from ilpkit.core.safety import check_program
 from ilpkit.core.task import Task
-from ilpkit.core.terms import (
+from ilpkit.prolog.terms import (
     Clause,
     Struct,
     Term,

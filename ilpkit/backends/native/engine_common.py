@@ -14,7 +14,7 @@ from ilpkit.backends.native.plan import (
     Plan,
 )
 from ilpkit.backends.native.store import FactTable, Ids
-from ilpkit.core.terms import (
+from ilpkit.prolog.terms import (
     Clause,
     Const,
     Struct,

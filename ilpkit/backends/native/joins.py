@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ilpkit.backends.native.store import FactTable, Ids
-from ilpkit.core.terms import Var
+from ilpkit.prolog.terms import Var
 
 
 @dataclass(frozen=True)

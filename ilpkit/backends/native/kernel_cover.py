@@ -37,7 +37,7 @@ from ilpkit.backends.native.plan import (
 from ilpkit.backends.native.store import FactTable, Ids
 from ilpkit.backends.native.vectorised import MAX_ROWS
 from ilpkit.core.errors import IlpkitError
-from ilpkit.core.terms import (
+from ilpkit.prolog.terms import (
     Clause,
     Const,
     Struct,

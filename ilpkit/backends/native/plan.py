@@ -24,7 +24,7 @@ import numpy as np
 from ilpkit.backends.native import kernels as K
 from ilpkit.backends.native.store import FactTable, Ids, Interner
 from ilpkit.core.split_coverage import linked_groups
-from ilpkit.core.terms import Const, Struct, Term, Var, is_ground, iter_vars
+from ilpkit.prolog.terms import Const, Struct, Term, Var, is_ground, iter_vars
 
 _CMP_OPS: Final = {"<": K.LT, ">": K.GT, "=<": K.LE, ">=": K.GE, "=:=": K.EQN, "=\\=": K.NEN}
 _TESTS: Final = frozenset({"=", "\\=", "==", "\\=="})

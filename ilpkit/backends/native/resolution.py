@@ -9,9 +9,9 @@ never changes a coverage set (DESIGN.md, promise 2).
 Shape of the machine (why it is fast enough in pure Python, and never hits the recursion limit):
 
 * Runtime terms are plain Python values: an atom is a ``str``, numbers are ``int``/``float``
-  (distinct, as in Prolog), strings are :class:`~ilpkit.core.terms.Str`, a compound is a
+  (distinct, as in Prolog), strings are :class:`~ilpkit.prolog.terms.Str`, a compound is a
   ``tuple`` ``(name, arg1, ..., argN)`` and a variable is a mutable :class:`Ref` cell.  Lists
-  are ``('.', H, T)`` ending in ``'[]'``, as in :mod:`ilpkit.core.terms`.
+  are ``('.', H, T)`` ending in ``'[]'``, as in :mod:`ilpkit.prolog.terms`.
 * Clauses are compiled once into *templates*: clause variables become frame slots
   (:class:`_Slot`), compounds holding variables become :class:`_Tmpl`, ground sub-terms are
   shared as they are.  Head unification matches templates against the call's arguments
@@ -138,7 +138,7 @@ from ilpkit.backends.native.prolog.terms import (
 )
 from ilpkit.core.errors import DataError
 from ilpkit.core.task import Program
-from ilpkit.core.terms import Clause, Const, Struct, Term, Var, to_prolog
+from ilpkit.prolog.terms import Clause, Const, Struct, Term, Var, to_prolog
 
 __all__ = [
     "BUILTINS",

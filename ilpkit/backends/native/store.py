@@ -16,7 +16,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from ilpkit.core.terms import Const, Struct, Term
+from ilpkit.prolog.terms import Const, Struct, Term
 
 Ids = npt.NDArray[np.int64]
 

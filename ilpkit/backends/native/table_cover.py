@@ -25,7 +25,7 @@ from ilpkit.backends.native.prolog.errors import _resident_bytes
 from ilpkit.backends.native.store import FactTable, Ids
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.errors import DataError, ResourceLimitExceeded
-from ilpkit.core.terms import (
+from ilpkit.prolog.terms import (
     Clause,
     Struct,
     Term,

@@ -72,7 +72,7 @@ from ilpkit.backends.native.vectorised_values import (
 from ilpkit.backends.native.vectorised_values import (
     _ikey as _ikey,
 )
-from ilpkit.core.terms import is_ground, iter_vars
+from ilpkit.prolog.terms import is_ground, iter_vars
 
 
 class Evaluator:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Final
 
 from ilpkit.core.safety import META_ARGS
-from ilpkit.core.terms import Clause, Const, Struct, Term, Var
+from ilpkit.prolog.terms import Clause, Const, Struct, Term, Var
 
 COMPARISONS: Final = frozenset({"=:=", "=\\=", "<", ">", "=<", ">="})
 DIFFERING: Final = frozenset(

@@ -47,7 +47,7 @@ from ilpkit.backends.prolog.arithmetic import rewrite_clause
 from ilpkit.core.errors import DataError, SourceLocation
 from ilpkit.core.safety import ALLOWED_BUILTINS, check_program
 from ilpkit.core.task import Indicator, Task
-from ilpkit.core.terms import (
+from ilpkit.prolog.terms import (
     Clause,
     Const,
     Str,

@@ -35,7 +35,7 @@ from __future__ import annotations
 from typing import Final
 
 from ilpkit.core.safety import META_ARGS
-from ilpkit.core.terms import Clause, Const, Struct, Term
+from ilpkit.prolog.terms import Clause, Const, Struct, Term
 
 GUARDED: Final[dict[tuple[str, int], str]] = {
     ("catch", 3): "ilpkit_catch",

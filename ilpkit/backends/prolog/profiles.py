@@ -738,7 +738,7 @@ _NON_ASCII: Final = re.compile(r"[^\x00-\x7f]")
 def ascii_text(text: str) -> str:
     """``text`` with every non-ASCII character written as the ISO escape ``\\xHH\\``.
 
-    Sound for ilpkit's Prolog text only: :func:`~ilpkit.core.terms.to_prolog` quotes every
+    Sound for ilpkit's Prolog text only: :func:`~ilpkit.prolog.terms.to_prolog` quotes every
     atom holding a non-ASCII character, and strings are quoted, so such characters occur
     only between quotes, where the escape means the same character."""
     if text.isascii():

@@ -16,9 +16,9 @@ import sys
 from pathlib import Path
 
 from ilpkit.backends.prolog.profiles import PROFILES, server_source, swipl_hooks
-from ilpkit.core.reader import PrologReader
 from ilpkit.core.safety import META_ARGS
-from ilpkit.core.terms import Const, Struct, Term, Var
+from ilpkit.prolog.reader import PrologReader
+from ilpkit.prolog.terms import Const, Struct, Term, Var
 
 Indicator = tuple[str, int]
 

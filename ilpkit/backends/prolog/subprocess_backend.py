@@ -52,9 +52,9 @@ from ilpkit.backends.prolog.profiles import (
 )
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.errors import BackendUnavailable, DataError, IlpkitError, ResourceLimitExceeded
-from ilpkit.core.reader import PrologReader
 from ilpkit.core.task import Task
-from ilpkit.core.terms import (
+from ilpkit.prolog.reader import PrologReader
+from ilpkit.prolog.terms import (
     Clause,
     Const,
     Struct,
@@ -698,7 +698,7 @@ def _calls(goal: Term, key: tuple[str, int]) -> bool:
 def _rename(goal: Term, answer: Term) -> Term:
     """``answer`` with its variables named as the native backend names them: a goal variable
     still free keeps its name, others become ``_G1``, ``_G2``, ... (ground answers as is)."""
-    from ilpkit.core.terms import is_ground, iter_vars, substitute
+    from ilpkit.prolog.terms import is_ground, iter_vars, substitute
 
     if is_ground(answer):
         return answer

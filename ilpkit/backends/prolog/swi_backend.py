@@ -60,10 +60,10 @@ from ilpkit.core.errors import (
     ResourceLimitExceeded,
     UnsafeProgramError,
 )
-from ilpkit.core.reader import PrologReader
 from ilpkit.core.safety import query_roots
 from ilpkit.core.task import Task
-from ilpkit.core.terms import (
+from ilpkit.prolog.reader import PrologReader
+from ilpkit.prolog.terms import (
     Clause,
     Const,
     Struct,

@@ -23,9 +23,9 @@ from ilpkit.core.calibration import Isotonic, isotonic_fit
 from ilpkit.core.combiner import ClausePool
 from ilpkit.core.errors import ConfigError
 from ilpkit.core.plugins import PluginSpec, get_plugin_manager
-from ilpkit.plugins.learners.gleanersrl.kernels import FeatureStats, Kernel
+from ilpkit.plugins.combiners.kernels import FeatureStats, Kernel
+from ilpkit.plugins.combiners.svm_solver import SVMScore, fit_svm
 from ilpkit.plugins.learners.gleanersrl.learner import C_GRID, PROB_MIN_GRID, GleanerSRLLearner
-from ilpkit.plugins.learners.gleanersrl.svm import SVMScore, fit_svm
 
 
 class SvmOptions(BaseModel):

@@ -19,8 +19,8 @@ from rich.table import Table
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.learner import MODEL_FORMAT_VERSION, ClauseBackend, Rule, parse_clause
 from ilpkit.core.limits import coverage_within_limits
-from ilpkit.core.terms import Clause
 from ilpkit.plugins.learners.boost_weak import most_specific
+from ilpkit.prolog.terms import Clause
 
 
 @dataclass(frozen=True)

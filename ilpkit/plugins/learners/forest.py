@@ -28,7 +28,7 @@ from ilpkit.core.coverage import Coverage
 from ilpkit.core.features import coverage_matrix
 from ilpkit.core.learner import MODEL_FORMAT_VERSION, ClauseBackend, Rule, parse_clause
 from ilpkit.core.split_coverage import SplitCoverage, backend_memo
-from ilpkit.core.terms import Clause
+from ilpkit.prolog.terms import Clause
 
 LEAF = -1
 """``Tree.test`` value of a leaf."""

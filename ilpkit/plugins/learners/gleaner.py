@@ -54,7 +54,7 @@ from ilpkit.core.metrics import aurpc, f1, pr_points_from_counts
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.search import Evaluated, SearchContext
 from ilpkit.core.task import POS, Task
-from ilpkit.core.terms import Clause
+from ilpkit.prolog.terms import Clause
 
 BIN_EPSILON = 1e-9
 """Added to recall * B before flooring, so that recalls k/B computed in floating point land

@@ -36,7 +36,6 @@ from ilpkit.core.budget import OwnPlan, int_option
 from ilpkit.core.learner import LearnContext, LearnerCapabilities
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.task import POS, Task
-from ilpkit.core.terms import Clause
 from ilpkit.plugins.learners.forest import ClauseTest, ForestModel
 from ilpkit.plugins.learners.r4f_grow import ForestGrower
 from ilpkit.plugins.learners.rule_stream import (
@@ -45,6 +44,7 @@ from ilpkit.plugins.learners.rule_stream import (
     rule_generator,
     training_positions,
 )
+from ilpkit.prolog.terms import Clause
 
 
 class R4FOptions(RuleLanguageOptions):

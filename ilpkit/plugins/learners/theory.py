@@ -44,7 +44,7 @@ from ilpkit.core.limits import coverage_within_limits
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.search import Acceptance, Evaluated, SearchContext, time_is_up
 from ilpkit.core.task import NEG, POS, Task
-from ilpkit.core.terms import Clause
+from ilpkit.prolog.terms import Clause
 
 
 class TheoryOptions(BaseModel):

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ilpkit.core.search import BudgetExhausted, Evaluated, SearchContext
-from ilpkit.core.terms import indicator
+from ilpkit.prolog.terms import indicator
 
 if TYPE_CHECKING:
     from ilpkit.plugins.search.topdown import TopDown, _Waiting

@@ -45,7 +45,7 @@ from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.refine import ClauseIds, Refiner
 from ilpkit.core.search import BudgetExhausted, Evaluated, SearchContext
 from ilpkit.core.split_coverage import SplitCoverage, backend_memo
-from ilpkit.core.terms import Clause
+from ilpkit.prolog.terms import Clause
 
 MAX_TRIVIAL_IN_A_ROW = 1000
 """Consecutive trivial rules after which the generator gives up (the language cannot split)."""

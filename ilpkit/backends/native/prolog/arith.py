@@ -26,7 +26,7 @@ from ilpkit.backends.native.prolog.terms import (
     _deref,
     _tick,
 )
-from ilpkit.core.terms import Str
+from ilpkit.prolog.terms import Str
 
 # --------------------------------------------------------------------------------------------
 # Arithmetic

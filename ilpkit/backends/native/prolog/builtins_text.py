@@ -34,8 +34,8 @@ from ilpkit.backends.native.prolog.text import (
     _text_arg_unbound,
 )
 from ilpkit.core.errors import DataError
-from ilpkit.core.reader import PrologReader
-from ilpkit.core.terms import Str, Var, to_prolog
+from ilpkit.prolog.reader import PrologReader
+from ilpkit.prolog.terms import Str, Var, to_prolog
 
 if TYPE_CHECKING:
     from ilpkit.backends.native.prolog.machine import _Machine

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Final
 
 from ilpkit.backends.native.prolog.terms import RT, Ref, _copy, _render
 from ilpkit.core.errors import DataError, IlpkitError
-from ilpkit.core.terms import Const, Term, to_prolog
+from ilpkit.prolog.terms import Const, Term, to_prolog
 
 if TYPE_CHECKING:
     from ilpkit.backends.native.prolog.library import BUILTINS

@@ -7,8 +7,8 @@ from typing import Final
 
 from ilpkit.backends.native.prolog import builtins_control, builtins_lists, builtins_text  # noqa: F401  (they register built-ins)
 from ilpkit.backends.native.prolog.builtins_core import _CTRL, _DET, _GEN, _LIBRARY_NATIVE, Key
-from ilpkit.core.reader import PrologReader
-from ilpkit.core.terms import Clause
+from ilpkit.prolog.reader import PrologReader
+from ilpkit.prolog.terms import Clause
 
 # --------------------------------------------------------------------------------------------
 # Library predicates written in Prolog (SWI-Prolog's definitions, so solution order matches)

@@ -75,7 +75,7 @@ from ilpkit.backends.native.prolog.terms import (
     _VarNamer,
 )
 from ilpkit.core.errors import ResourceLimitExceeded
-from ilpkit.core.terms import Term, to_prolog
+from ilpkit.prolog.terms import Term, to_prolog
 
 if TYPE_CHECKING:
     from ilpkit.backends.native.resolution import ResolutionEngine

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from functools import cmp_to_key
 from typing import Any, Final, TypeAlias
 
-from ilpkit.core.terms import Const, Str, Struct, Term, Var, to_prolog
+from ilpkit.prolog.terms import Const, Str, Struct, Term, Var, to_prolog
 
 # --------------------------------------------------------------------------------------------
 # Runtime terms

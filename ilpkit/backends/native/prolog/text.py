@@ -9,8 +9,8 @@ from typing import Final
 
 from ilpkit.backends.native.prolog.errors import _err, _inst_err, _type_err
 from ilpkit.backends.native.prolog.terms import NIL, RT, Ref, _deref, _list_items, _mklist
-from ilpkit.core.reader import _SIMPLE_ESCAPES
-from ilpkit.core.terms import Str
+from ilpkit.prolog.reader import _SIMPLE_ESCAPES
+from ilpkit.prolog.terms import Str
 
 # --------------------------------------------------------------------------------------------
 # Text: number syntax and writing, atom/string conversions

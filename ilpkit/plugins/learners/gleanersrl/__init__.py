@@ -1,6 +1,6 @@
 """GleanerSRL: the learner (``gleanersrl``) and its ``kernel`` plugins (Table 1)."""
 
-from ilpkit.plugins.learners.gleanersrl.kernels import SPECS as KERNEL_SPECS
+from ilpkit.plugins.combiners.kernels import SPECS as KERNEL_SPECS
 from ilpkit.plugins.learners.gleanersrl.learner import SPEC, GleanerSRLLearner, GleanerSRLOptions
 from ilpkit.plugins.learners.gleanersrl.model import GleanerSRLModel
 

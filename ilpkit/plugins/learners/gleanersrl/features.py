@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from ilpkit.core.features import propositionalise
 from ilpkit.core.learner import ClauseBackend, parse_clause
-from ilpkit.core.terms import Clause
+from ilpkit.prolog.terms import Clause
 
 FeatureKind = Literal["boolean", "binned", "binned-normalised", "gleaner"]
 FloatArray = npt.NDArray[np.float64]

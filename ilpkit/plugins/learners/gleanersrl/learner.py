@@ -42,11 +42,11 @@ from ilpkit.core.learner import LearnContext, LearnerCapabilities
 from ilpkit.core.metrics import mean_cross_entropy
 from ilpkit.core.plugins import PluginSpec, get_plugin_manager
 from ilpkit.core.task import POS, Task
+from ilpkit.plugins.combiners.kernels import FeatureStats, Kernel
+from ilpkit.plugins.combiners.svm_solver import SVMScore, fit_svm
 from ilpkit.plugins.learners.gleaner import GleanerLearner, GleanerModel, GleanerOptions
 from ilpkit.plugins.learners.gleanersrl.features import FeatureKind, build_space
-from ilpkit.plugins.learners.gleanersrl.kernels import FeatureStats, Kernel
 from ilpkit.plugins.learners.gleanersrl.model import GleanerSRLModel
-from ilpkit.plugins.learners.gleanersrl.svm import SVMScore, fit_svm
 
 C_GRID = tuple(10.0**k for k in range(4, -5, -1))
 PROB_MIN_GRID = (0.25, 0.1, 0.05, 0.025, 0.01, 0.005, 0.001, 0.0005, 0.0001)

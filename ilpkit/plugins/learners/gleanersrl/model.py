@@ -11,9 +11,9 @@ from rich.table import Table
 from ilpkit.core.calibration import Isotonic
 from ilpkit.core.learner import MODEL_FORMAT_VERSION, ClauseBackend, Rule
 from ilpkit.core.plugins import get_plugin_manager
+from ilpkit.plugins.combiners.kernels import FeatureStats, Kernel
+from ilpkit.plugins.combiners.svm_solver import SVMScore
 from ilpkit.plugins.learners.gleanersrl.features import FeatureSpace
-from ilpkit.plugins.learners.gleanersrl.kernels import FeatureStats, Kernel
-from ilpkit.plugins.learners.gleanersrl.svm import SVMScore
 
 FloatArray = npt.NDArray[np.float64]
 

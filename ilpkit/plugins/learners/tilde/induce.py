@@ -26,10 +26,10 @@ from ilpkit.core.bias import Mode
 from ilpkit.core.bottom import BottomClause
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.limits import coverage_many_within_limits
-from ilpkit.core.terms import Clause, Term
 from ilpkit.plugins.learners.tilde import splits
 from ilpkit.plugins.learners.tilde.refine import ConstantPool, Query, Refiner, head_query
 from ilpkit.plugins.learners.tilde.tree import Node, Tree
+from ilpkit.prolog.terms import Clause, Term
 
 IdArray = npt.NDArray[np.int64]
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from ilpkit.core.bias import Mode, Place, place_term
 from ilpkit.core.bottom import BottomClause, replace_paths
 from ilpkit.core.errors import BiasError
-from ilpkit.core.terms import Clause, Term, Var, to_prolog
+from ilpkit.prolog.terms import Clause, Term, Var, to_prolog
 
 LiteralKey = tuple[int, tuple[str, ...], tuple[Term, ...]]
 """(mode index, input variable names, constants): identifies a literal up to its outputs."""

@@ -19,7 +19,7 @@ import numpy.typing as npt
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.learner import parse_clause
 from ilpkit.core.limits import coverage_within_limits
-from ilpkit.core.terms import Clause, Term, to_prolog
+from ilpkit.prolog.terms import Clause, Term, to_prolog
 
 IdArray = npt.NDArray[np.int64]
 

@@ -17,7 +17,6 @@ from typing import Final, Literal
 from ilpkit.core.bias import Bias, parse_mode
 from ilpkit.core.errors import DataError, IlpkitError, PrologSyntaxError, SourceLocation
 from ilpkit.core.formats.confine import check_data_file, check_named
-from ilpkit.core.reader import PrologReader
 from ilpkit.core.system_predicates import SYSTEM_PREDICATES
 from ilpkit.core.task import (
     NEG,
@@ -28,7 +27,8 @@ from ilpkit.core.task import (
     SourcedTerm,
     Task,
 )
-from ilpkit.core.terms import Clause, Const, Struct, Term, Var, is_ground, list_items, to_prolog
+from ilpkit.prolog.reader import PrologReader
+from ilpkit.prolog.terms import Clause, Const, Struct, Term, Var, is_ground, list_items, to_prolog
 
 Role = Literal["background", "pos", "neg", "unlabeled", "labelled", "bias"]
 """What the clauses of a file are: background, examples of one label, ``pos(X)``/``neg(X)``

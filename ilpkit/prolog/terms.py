@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Final, TypeAlias
 
-from ilpkit.core import operators as ops
+from ilpkit.prolog import operators as ops
 
 # --------------------------------------------------------------------------------------------
 # Terms

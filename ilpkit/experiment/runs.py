@@ -10,7 +10,7 @@ Layout of ``RUN_DIR``::
 
 A unit's files are written as soon as it finishes, so an interrupted run keeps its finished
 units and ``resume`` runs only the others. A run owns its directory: ``run_experiment`` holds
-an exclusive lock on ``RUN_DIR/.lock`` (see :mod:`ilpkit.core.runlock`) from before its
+an exclusive lock on ``RUN_DIR/.lock`` (see :mod:`ilpkit.experiment.runlock`) from before its
 first write to its end, so a second run on the same directory is refused.
 """
 
@@ -27,10 +27,11 @@ from typing import Any
 import numpy as np
 
 from ilpkit.core import lifecycle
-from ilpkit.core.config import RunConfig, dump_config, load_config
 from ilpkit.core.errors import ConfigError, IlpkitError
 from ilpkit.core.executor import Executor, WorkerLost, runs_in_process
-from ilpkit.core.experiment import (
+from ilpkit.core.outpaths import check_output_dir
+from ilpkit.experiment.config import RunConfig, dump_config, load_config
+from ilpkit.experiment.cv import (
     Unit,
     UnitResult,
     learner_has_members,
@@ -38,8 +39,7 @@ from ilpkit.core.experiment import (
     reporting_steps,
     run_unit,
 )
-from ilpkit.core.outpaths import check_output_dir
-from ilpkit.core.runlock import RunLock
+from ilpkit.experiment.runlock import RunLock
 
 METRICS = ("aurpc", "aurpc_points", "auroc", "f1", "accuracy", "mce")
 
@@ -153,7 +153,7 @@ def run_experiment(
     running in this process (not of units on other workers). Ctrl-C
     raises :class:`Interrupted` after the finished units are saved; a dead worker raises
     :class:`~ilpkit.core.executor.WorkerLost` saying how to resume. Another process running
-    in ``out`` makes this raise :class:`~ilpkit.core.runlock.RunLocked` before any work.
+    in ``out`` makes this raise :class:`~ilpkit.experiment.runlock.RunLocked` before any work.
     """
     config = with_absolute_data(config)
     run = RunDirectory(check_output_dir(out))
@@ -171,9 +171,9 @@ def _run_owned(
     on_step: Callable[[str, int, int, str], None] | None,
 ) -> dict[str, Any]:
     """:func:`run_experiment` once this process owns the run directory."""
-    from ilpkit.core.compose import WORKER_CACHE, Run
     from ilpkit.core.plugins import get_plugin_manager
-    from ilpkit.core.report import write_report
+    from ilpkit.experiment.compose import WORKER_CACHE, Run
+    from ilpkit.experiment.report import write_report
 
     if run.exists() and not resume:
         raise ConfigError(
@@ -375,8 +375,8 @@ def recorded(config: RunConfig) -> RunConfig:
     Why: resolving gives such a learner the data's default (its context needs one, which it
     never runs); written down, ``--resume`` and ``ilpkit run RUN/config.toml`` would read it
     back as the user's choice, which the learner refuses."""
-    from ilpkit.core.compose import learner_capabilities
-    from ilpkit.core.config import AUTO, PluginChoice
+    from ilpkit.experiment.compose import learner_capabilities
+    from ilpkit.experiment.config import AUTO, PluginChoice
 
     caps = learner_capabilities(config.learner.name, config.learner.options)
     update = {}

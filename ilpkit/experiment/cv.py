@@ -1,6 +1,6 @@
 """Cross-validation experiments: folds with train/tune/test roles, repeats, learning curves.
 
-An experiment is a :class:`~ilpkit.core.config.RunConfig` cut into *units*, one per
+An experiment is a :class:`~ilpkit.experiment.config.RunConfig` cut into *units*, one per
 (repeat, fold).  A unit is plain data (the config, two integers); :func:`run_unit` runs it
 anywhere -- in this process, in a worker process, on a Dask worker -- and returns a
 :class:`UnitResult` of plain data, so results are identical whichever executor ran them.
@@ -30,17 +30,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ilpkit.core.compose import (
-    WORKER_CACHE,
-    Run,
-    derive_seed,
-    learner_capabilities,
-    open_task,
-)
-from ilpkit.core.compose import (
-    worker_context as worker_context,  # re-exported: learners written before compose.py
-)
-from ilpkit.core.config import RunConfig
 from ilpkit.core.errors import ConfigError, DataError
 from ilpkit.core.learner import Model, PointClassifiers, Probabilistic, Snapshots
 from ilpkit.core.limits import goals_dropped, limits_exceeded
@@ -53,9 +42,20 @@ from ilpkit.core.metrics import (
     pr_points_from_counts,
 )
 from ilpkit.core.metrics import pr_points_from_scores as pr_points
-from ilpkit.core.provenance import engine_record
 from ilpkit.core.task import NEG, POS, Task, stratified_folds
-from ilpkit.core.terms import to_prolog
+from ilpkit.experiment.compose import (
+    WORKER_CACHE,
+    Run,
+    derive_seed,
+    learner_capabilities,
+    open_task,
+)
+from ilpkit.experiment.compose import (
+    worker_context as worker_context,  # re-exported: learners written before compose.py
+)
+from ilpkit.experiment.config import RunConfig
+from ilpkit.experiment.provenance import engine_record
+from ilpkit.prolog.terms import to_prolog
 
 SPLIT_NAMES = ("train", "tune", "test")
 """Fold names that are roles of a fixed split rather than cross-validation folds."""
@@ -117,7 +117,7 @@ class UnitResult:
     """Whether ``scores`` are calibrated probabilities (GleanerSRL): reports then draw a
     reliability diagram."""
     engine: dict[str, str] = field(default_factory=dict)
-    """What computed the unit (:func:`ilpkit.core.provenance.engine_record`)."""
+    """What computed the unit (:func:`ilpkit.experiment.provenance.engine_record`)."""
     n_rules: int | None = None
     """Rules of the unit's model (0: the theory is empty; None: a run from before this was
     recorded)."""
@@ -304,7 +304,8 @@ def reporting_steps(hook: StepHook | None) -> Iterator[None]:
 
 
 load_configured_task = open_task
-"""The config's dataset with its settings overrides (:func:`ilpkit.core.compose.open_task`)."""
+"""The config's dataset with its settings overrides
+(:func:`ilpkit.experiment.compose.open_task`)."""
 
 
 def run_unit(unit: Unit, members: Any = None) -> UnitResult:

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from ilpkit.core import operators as std_ops
 from ilpkit.core.errors import DataError, PrologSyntaxError, SourceLocation
-from ilpkit.core.terms import NIL, Const, Str, Struct, Term, Var, list_items, make_list
+from ilpkit.prolog import operators as std_ops
+from ilpkit.prolog.terms import NIL, Const, Str, Struct, Term, Var, list_items, make_list
 
 DEFAULT_MAX_ERRORS: Final = 25
 CHUNK_LINES: Final = 50_000
@@ -959,7 +959,7 @@ def check_op(priority: Term, kind: Term, names: Term) -> tuple[int, str, list[st
 
 def to_text(term: Term) -> str:
     """A short rendering of a term for messages."""
-    from ilpkit.core.terms import to_prolog
+    from ilpkit.prolog.terms import to_prolog
 
     try:
         text = to_prolog(term)

@@ -26,15 +26,15 @@ from typing import Final
 from ilpkit.core.bias import Settings
 from ilpkit.core.errors import DataError, FormatError
 from ilpkit.core.formats.confine import check_data_file, check_named
-from ilpkit.core.formats.prolog_source import SourceLoader
-from ilpkit.core.formats.writer import (
+from ilpkit.core.task import NEG, POS, UNLABELED, Task
+from ilpkit.prolog.source import SourceLoader
+from ilpkit.prolog.terms import Clause, Struct, to_prolog
+from ilpkit.prolog.writer import (
     safe_stem,
     write_bias_directives,
     write_clauses,
     write_lines,
 )
-from ilpkit.core.task import NEG, POS, UNLABELED, Task
-from ilpkit.core.terms import Clause, Struct, to_prolog
 
 FOLD_DIRS: Final = ("fs", "folds", "fold")
 _FOLD_FILE: Final = re.compile(r"^(?P<name>[A-Za-z0-9_]+)\.(?P<ext>[fn])$")
@@ -379,7 +379,7 @@ def _left_out(
 
 def _atoms_of(files: dict[str, Path]) -> set[str]:
     """The example atoms of fold files, as canonical text (for overlap checks only)."""
-    from ilpkit.core.reader import PrologReader
+    from ilpkit.prolog.reader import PrologReader
 
     out: set[str] = set()
     for path in files.values():
@@ -410,7 +410,7 @@ def _setting_file(
 
 
 def _count_clauses(path: Path) -> int:
-    from ilpkit.core.reader import PrologReader
+    from ilpkit.prolog.reader import PrologReader
 
     try:
         return sum(1 for _ in PrologReader().read_file(path))

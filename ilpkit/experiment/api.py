@@ -8,8 +8,8 @@
 >>> results["summary"]["aurpc"]["mean"]                               # doctest: +SKIP
 
 ``learn``, ``predict``, ``explain`` and ``cv`` take the same choices as the commands of the
-same names; ``run`` takes a :class:`~ilpkit.core.config.RunConfig` (or the path of a TOML
-file) as ``ilpkit run`` does. Every one composes its run through :mod:`ilpkit.core.compose`,
+same names; ``run`` takes a :class:`~ilpkit.experiment.config.RunConfig` (or the path of a TOML
+file) as ``ilpkit run`` does. Every one composes its run through :mod:`ilpkit.experiment.compose`,
 so a search or scorer left unset is the learner's prescribed one (Gleaner: rrr with pr),
 else the data's Aleph ``search``/``evalfn`` setting -- as on the command line.
 """
@@ -24,11 +24,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ilpkit.core.config import RunConfig, load_config
 from ilpkit.core.learner import Model, Recorded, Rule
-from ilpkit.core.provenance import engine_record
 from ilpkit.core.search import Evaluated, Observer
 from ilpkit.core.task import NEG, POS, Task
+from ilpkit.experiment.config import RunConfig, load_config
+from ilpkit.experiment.provenance import engine_record
 
 __all__ = ["Predictions", "cv", "explain", "learn", "predict", "run"]
 
@@ -45,9 +45,9 @@ def run(
     ``trust_data`` turns the data safety checks off (``--trust-data``).  A configuration
     read from a file cannot: one recording ``trust_data = true`` (a run's config.toml) is
     refused unless ``trust_data=True`` is passed here; so is resuming a trusted run."""
-    from ilpkit.core.config import apply_overrides
     from ilpkit.core.errors import ConfigError
-    from ilpkit.core.runs import check_recorded_trust, run_experiment, without_trust
+    from ilpkit.experiment.config import apply_overrides
+    from ilpkit.experiment.runs import check_recorded_trust, run_experiment, without_trust
 
     if not isinstance(config, RunConfig):
         recorded = load_config(config)
@@ -93,7 +93,7 @@ def cv(
     plugin's options. ``search``/``scorer`` left ``None``: the learner's, else the data's;
     ``combiner`` left ``None``: the learner's own combination.
     """
-    from ilpkit.core.compose import run_config
+    from ilpkit.experiment.compose import run_config
 
     config = run_config(
         data,
@@ -165,13 +165,13 @@ def learn(
     (:mod:`ilpkit.core.budget`).
     """
     from ilpkit.core.bias_check import report
-    from ilpkit.core.compose import Choices, Run, plugin_sections, run_config
     from ilpkit.core.errors import ConfigError
-    from ilpkit.core.experiment import learn_split
     from ilpkit.core.learner import save_model
     from ilpkit.core.limits import goals_dropped, limits_exceeded
     from ilpkit.core.plugins import get_plugin_manager
     from ilpkit.core.search import time_limit as time_limit_of
+    from ilpkit.experiment.compose import Choices, Run, plugin_sections, run_config
+    from ilpkit.experiment.cv import learn_split
 
     manager = get_plugin_manager()
     config: RunConfig | Choices
@@ -352,7 +352,7 @@ def _check_applies(fitted: Model, given: Model | str | Path, task: Task) -> None
 
 
 def _engine(backend: str, options: Mapping[str, Any] | None, task: Task, trust_data: bool) -> Any:
-    from ilpkit.core.compose import open_named_backend
+    from ilpkit.experiment.compose import open_named_backend
 
     return open_named_backend(backend, options, task, trust_data=trust_data)
 

@@ -50,11 +50,10 @@ from typing import Final, Literal
 from ilpkit.core.bias import Bias, Mode, Settings, parse_mode, value_to_term
 from ilpkit.core.errors import BiasError, DataError, FormatError, PrologSyntaxError, SourceLocation
 from ilpkit.core.formats.confine import check_data_file
-from ilpkit.core.formats.prolog_source import SourceLoader
-from ilpkit.core.formats.writer import write_lines
-from ilpkit.core.reader import OperatorTable, PrologReader
 from ilpkit.core.task import NEG, POS, UNLABELED, Program, SourcedClause, Task
-from ilpkit.core.terms import (
+from ilpkit.prolog.reader import OperatorTable, PrologReader
+from ilpkit.prolog.source import SourceLoader
+from ilpkit.prolog.terms import (
     Clause,
     Const,
     Struct,
@@ -65,6 +64,7 @@ from ilpkit.core.terms import (
     quote_atom,
     to_prolog,
 )
+from ilpkit.prolog.writer import write_lines
 
 BIAS_FILES: Final = ("bias.pl", "popper-bias.pl")
 DEFAULT_TYPE: Final = "t"

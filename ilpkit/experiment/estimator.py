@@ -45,7 +45,7 @@ class ILPEstimator:
 
     ``search``/``scorer`` left ``None`` are the learner's prescribed ones, else the data's
     Aleph settings (as ``ilpkit learn``); ``combiner`` combines a pool learner's clauses
-    (``--combiner``); the run is composed by :mod:`ilpkit.core.compose`.
+    (``--combiner``); the run is composed by :mod:`ilpkit.experiment.compose`.
     """
 
     def __init__(
@@ -205,9 +205,9 @@ class ILPEstimator:
 
     def _fit_task(self, task: Task, train_ids: npt.NDArray[np.int64] | None) -> ILPEstimator:
         """Learn a model from ``task`` (its ``train`` fold, or ``train_ids`` when given)."""
-        from ilpkit.core.compose import Choices, Run, plugin_sections
         from ilpkit.core.learner import default_train_ids
         from ilpkit.core.plugins import get_plugin_manager
+        from ilpkit.experiment.compose import Choices, Run, plugin_sections
 
         manager = get_plugin_manager()
         sections = plugin_sections(
@@ -287,7 +287,7 @@ class ILPEstimator:
         if not hasattr(self, "model_"):
             raise _not_fitted_error()
         if isinstance(examples, Task):
-            from ilpkit.core.compose import open_named_backend
+            from ilpkit.experiment.compose import open_named_backend
 
             engine = open_named_backend(self.backend, self.backend_options, examples)
             return engine, examples.examples.ids, engine.close

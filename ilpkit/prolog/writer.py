@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ilpkit.core.bias import Bias
-from ilpkit.core.terms import Clause, Struct, clause_to_prolog, to_prolog
+from ilpkit.prolog.terms import Clause, Struct, clause_to_prolog, to_prolog
 
 
 def write_lines(path: Path, lines: Iterable[str]) -> Path:

@@ -18,7 +18,7 @@ from ilpkit.core.plugins import NoOptions, PluginSpec
 
 def _lazy(module: str) -> Callable[[NoOptions], DatasetFormat]:
     def factory(options: NoOptions) -> DatasetFormat:
-        fmt: DatasetFormat = importlib.import_module(f"ilpkit.core.formats.{module}").FORMAT
+        fmt: DatasetFormat = importlib.import_module(f"ilpkit.plugins.formats.{module}").FORMAT
         return fmt
 
     return factory

@@ -24,8 +24,8 @@ from ilpkit.core.metrics import (
 )
 
 if TYPE_CHECKING:
-    from ilpkit.core.experiment import UnitResult
-    from ilpkit.core.runs import RunDirectory
+    from ilpkit.experiment.cv import UnitResult
+    from ilpkit.experiment.runs import RunDirectory
 
 SHOWN = ("aurpc", "aurpc_points", "auroc", "f1", "accuracy", "mce")
 
@@ -48,7 +48,7 @@ def _engine_text(engine: dict[str, str]) -> str:
 
 def write_report(run: RunDirectory, results: dict[str, Any]) -> Path:
     """Write ``report.md`` and the plots of one run; returns the report's path."""
-    from ilpkit.core.runs import empty_theories_note
+    from ilpkit.experiment.runs import empty_theories_note
 
     config = run.config()
     units = run.units()

@@ -1,8 +1,9 @@
 """Composing a run: the one place where a user's choices become a running learner.
 
 Every entry point -- the CLI (``ilpkit learn``/``cv``/``run``), the Python API
-(:mod:`ilpkit.api`), TOML run files and :class:`~ilpkit.estimator.ILPEstimator` -- goes
-through these functions, so the same choices give the same run everywhere:
+(:mod:`ilpkit.experiment.api`), TOML run files and
+:class:`~ilpkit.experiment.estimator.ILPEstimator` -- goes through these functions, so the same
+choices give the same run everywhere:
 
 * :func:`resolve` fills the search and scorer left ``"auto"`` (the default) with what the
   learner's method prescribes (:class:`~ilpkit.core.learner.LearnerCapabilities`), else with
@@ -29,12 +30,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ilpkit.core import bias_check
 from ilpkit.core.bias import Settings
-from ilpkit.core.config import AUTO, RUN_KINDS, PluginChoice, RunConfig, resolve_plugins
 from ilpkit.core.errors import BiasError, ConfigError
 from ilpkit.core.learner import LearnContext, LearnerCapabilities, capabilities_of
 from ilpkit.core.plugins import PluginKind, PluginManager, get_plugin_manager
 from ilpkit.core.search import Observer
 from ilpkit.core.task import Task
+from ilpkit.experiment.config import AUTO, RUN_KINDS, PluginChoice, RunConfig, resolve_plugins
 
 __all__ = [
     "AUTO",
@@ -124,7 +125,7 @@ _DEFAULTS: Final[Mapping[str, str]] = {
 
 class Choices(BaseModel):
     """A run's plugins, seed and settings without the data (the estimator's choices; a
-    :class:`~ilpkit.core.config.RunConfig` holds the same fields plus data and folds)."""
+    :class:`~ilpkit.experiment.config.RunConfig` holds the same fields plus data and folds)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -210,7 +211,7 @@ def run_config(
 ) -> RunConfig:
     """A checked :class:`RunConfig` from keyword choices (what the API and CLI take);
     ``options["data"]`` holds further data options (``--set data.strict=true``)."""
-    from ilpkit.core.config import apply_overrides
+    from ilpkit.experiment.config import apply_overrides
 
     options = dict(options or {})
     data_options = dict(options.pop("data", {}))
@@ -570,7 +571,7 @@ class Run:
     """A user's choices composed once: options validated, plugins named, the data read.
 
     Every entry point goes through it -- :func:`ilpkit.learn` (and so ``ilpkit learn``),
-    the estimator, every cross-validation unit (:func:`ilpkit.core.experiment.run_unit`)
+    the estimator, every cross-validation unit (:func:`ilpkit.experiment.cv.run_unit`)
     and every worker process (:func:`worker_context`) -- so the sequence *validate the
     plugins' options -> read the data -> resolve search, scorer and combiner -> open the
     backend -> build the learner and its context -> fit* is written here only::

@@ -76,16 +76,15 @@ from ilpkit.core.errors import (
     SourceLocation,
 )
 from ilpkit.core.formats.confine import check_data_file, check_named
-from ilpkit.core.formats.prolog_source import (
+from ilpkit.core.task import NEG, POS, ExampleBuilder, Program, SourcedTerm, Task
+from ilpkit.prolog.reader import PrologReader, ReadTerm
+from ilpkit.prolog.source import (
     STRICT,
     check_not_system,
     check_shape,
     skipped_summary,
 )
-from ilpkit.core.formats.writer import safe_stem, write_lines
-from ilpkit.core.reader import PrologReader, ReadTerm
-from ilpkit.core.task import NEG, POS, ExampleBuilder, Program, SourcedTerm, Task
-from ilpkit.core.terms import (
+from ilpkit.prolog.terms import (
     Clause,
     Const,
     Str,
@@ -100,6 +99,7 @@ from ilpkit.core.terms import (
     quote_atom,
     to_prolog,
 )
+from ilpkit.prolog.writer import safe_stem, write_lines
 
 Role = Literal["bk", "facts", "pos", "neg"]
 _KINDS: Final = ("bk", "facts", "pos", "neg")

@@ -42,10 +42,10 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from ilpkit.core import tomlw
 from ilpkit.core.errors import ConfigError, PluginError, path_str
 from ilpkit.core.plugins import PluginKind, PluginManager
 from ilpkit.core.validation import issues
+from ilpkit.experiment import tomlw
 
 __all__ = [
     "AUTO",
@@ -77,7 +77,7 @@ chosen by ``data.format``."""
 AUTO: Final = "auto"
 """The search or scorer left to the learner's prescription, else the data's settings; the
 combiner left to the learner (its own combination, or its ``default_combiner``).  Resolved
-by :func:`ilpkit.core.compose.resolve`."""
+by :func:`ilpkit.experiment.compose.resolve`."""
 
 _TOML_POSITION: Final = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 
@@ -502,7 +502,7 @@ def resolve_plugins(
 
     Reports every problem at once: unknown plugin names (with a "did you mean") as
     ``<where>: backend.name: ...`` and bad options as ``<where>: learner.options: ...``.
-    A search or scorer left ``auto`` is skipped (:func:`ilpkit.core.compose.resolve` names
+    A search or scorer left ``auto`` is skipped (:func:`ilpkit.experiment.compose.resolve` names
     and checks it).
     """
     resolved: dict[PluginKind, BaseModel] = {}

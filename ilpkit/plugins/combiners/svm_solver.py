@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ilpkit.plugins.learners.gleanersrl.kernels import FeatureStats, Kernel, _dense
+from ilpkit.plugins.combiners.kernels import FeatureStats, Kernel, _dense
 
 FloatArray = npt.NDArray[np.float64]
 
