@@ -65,6 +65,17 @@ def test_registering_the_builtins_imports_no_plugin_module() -> None:
     )
 
 
+def test_learning_a_small_task_loads_no_numba() -> None:
+    """``learn trains``: the native backend's ``kernel=auto`` leaves 38 clauses to the
+    set-at-a-time engine, so numba and llvmlite (0.5 CPU s, 110 MB) are never imported."""
+    code = (
+        "import sys\nfrom ilpkit.cli.main import app\n"
+        "sys.argv = ['ilpkit', 'learn', 'trains', '-q']\n"
+        "try:\n    app()\nexcept SystemExit as e:\n    assert not e.code, e.code"
+    )
+    assert [m for m in _heavy_after(code) if m in ("numba", "llvmlite")] == []
+
+
 def test_the_cli_import_leaves_numpy_for_the_commands() -> None:
     out = subprocess.run(
         [sys.executable, "-c", "import sys, ilpkit.cli.main; print('numpy' in sys.modules)"],

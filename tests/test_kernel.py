@@ -40,6 +40,9 @@ needs_numba = pytest.mark.skipif(not K.HAVE_NUMBA, reason="numba is not installe
 
 
 def native(task: Task, **options: object) -> NativeBackend:
+    """A loaded native backend; the kernel forced on unless ``kernel`` is given (``auto``
+    would leave these small tasks to the set-at-a-time engine)."""
+    options.setdefault("kernel", True)
     backend = NativeBackend(NativeOptions(**options))  # type: ignore[arg-type]
     backend.load(task)
     return backend
@@ -106,6 +109,34 @@ def test_step_budget_falls_back_with_the_same_answer() -> None:
     b = native(FAMILY, kernel_steps=1)
     assert cov(b, "gp(A, B) :- parent(A, C), parent(C, B)") == {0, 1}
     assert b.stats.get("kernel", 0) == 0
+
+
+def test_auto_leaves_a_small_fact_task_to_the_engine_until_it_has_cost_a_kernel_load() -> None:
+    """``kernel=auto`` (the default): the set-at-a-time engine answers until it has spent
+    ``kernel_after`` CPU seconds, then the kernel; the answers are the same either way."""
+    b = native(FAMILY, kernel="auto")  # kernel_after 0.5 s: far more than these clauses take
+    assert NativeOptions().kernel == "auto"
+    assert cov(b, "gp(A, B) :- parent(A, C), parent(C, B)") == {0, 1}
+    assert cov(b, "gp(A, B) :- female(A), parent(B, C)") == {0, 3}
+    assert b.stats.get("kernel", 0) == 0
+    eager = native(FAMILY, kernel="auto", kernel_after=0.0)  # spent at once: the kernel next
+    assert cov(eager, "gp(A, B) :- parent(A, C), parent(C, B)") == {0, 1}
+    assert eager.stats.get("kernel", 0) == 0
+    assert cov(eager, "gp(A, B) :- female(A), parent(B, C)") == {0, 3}
+    assert eager.stats.get("kernel", 0) == int(K.HAVE_NUMBA)
+
+
+def test_auto_starts_with_the_kernel_when_a_body_mode_is_rule_defined() -> None:
+    task = make_task(
+        ["parent(ann, bob)", "parent(bob, cid)"],
+        pos=["gp(ann, cid)"],
+        neg=["gp(bob, ann)"],
+        modes=["modeh(1, gp(+p, +p))", "modeb(*, anc(+p, -p))"],
+    )
+    task.program.add_clause(Clause.from_term(term("anc(X, Y) :- parent(X, Y)")))
+    assert native(task, kernel="auto")._kernel_on is True
+    assert native(FAMILY, kernel="auto")._kernel_on is None  # facts only: not yet
+    assert native(FAMILY, kernel=False)._kernel_on is False
 
 
 @needs_numba

@@ -54,7 +54,7 @@ def task_of() -> Task:
 
 
 def backend(demand: bool = True) -> NativeBackend:
-    b = NativeBackend(NativeOptions(demand=demand))
+    b = NativeBackend(NativeOptions(kernel=True, demand=demand))
     b.load(task_of())
     return b
 

@@ -62,7 +62,7 @@ def task_of(text: str) -> Task:
 
 
 def deriver_for(text: str) -> tuple[NativeBackend, Deriver]:
-    backend = NativeBackend()
+    backend = NativeBackend(NativeOptions(kernel=True))
     backend.load(task_of(text))
     return backend, backend.deriver
 
@@ -160,7 +160,9 @@ def test_over_the_row_limit_is_refused() -> None:
 def test_kernel_clauses_with_derived_literals_cover_as_prolog_does() -> None:
     # val(A, V), gteq(V, 2): a -> 1 (no), b -> 2 (yes), c -> 2.5 (yes); h(M) holds when a
     # symbond of M reaches such an atom: m1 (a-b, b-c), not m2.
-    backend = NativeBackend(NativeOptions(derive_tuples=0))  # small domains derived too
+    backend = NativeBackend(
+        NativeOptions(kernel=True, derive_tuples=0)
+    )  # small domains derived too
     backend.load(task_of(PROGRAM))
     clause = Clause(
         term("h(M)"),
@@ -215,13 +217,13 @@ def clauses_of(task: Task, backend: NativeBackend, n: int, seed: int) -> list[Cl
 def assert_agree(task: Task, n: int, seed: int) -> None:
     from ilpkit.backends.prolog.subprocess_backend import SubprocessBackend, SubprocessOptions
 
-    probe = NativeBackend()
+    probe = NativeBackend(NativeOptions(kernel=True))
     probe.load(task)
     clauses = clauses_of(task, probe, n, seed)
-    native = NativeBackend()
+    native = NativeBackend(NativeOptions(kernel=True))
     native.load(task)
     mine = [native.coverage(cl).tolist() for cl in clauses]
-    plain = NativeBackend(NativeOptions(derive_rows=0, derive_tuples=0))
+    plain = NativeBackend(NativeOptions(kernel=True, derive_rows=0, derive_tuples=0))
     plain.load(task)
     assert mine == [plain.coverage(cl).tolist() for cl in clauses]
     swi = SubprocessBackend(SubprocessOptions(engine="swipl"))
@@ -257,7 +259,7 @@ def test_among_restricts_kernel_coverage_with_derived_literals() -> None:
     if not CARCINOGENESIS.is_dir():
         pytest.skip(f"{CARCINOGENESIS} not found")
     task = load_task(CARCINOGENESIS)
-    backend = NativeBackend()
+    backend = NativeBackend(NativeOptions(kernel=True))
     backend.load(task)
     clauses = clauses_of(task, backend, 20, 13)
     n = len(task.examples)
@@ -298,7 +300,7 @@ def test_a_refused_literal_is_tabled_call_by_call_while_cheap(
     task = make_task([], pos=["h(m1)"], neg=["h(m2)"], modes=["modeh(1, h(+m))"])
     prog = task_of(RINGS).program
     task = Task(name="rings", format="test", program=prog, examples=task.examples, bias=task.bias)
-    backend = NativeBackend(NativeOptions(derive_tuples=1))
+    backend = NativeBackend(NativeOptions(kernel=True, derive_tuples=1))
     backend.load(task)
     clause = Clause.from_term(term("h(M) :- r(M, R1), s(M, R2), connected(R1, R2)"))
     assert backend.coverage(clause).ids.tolist() == [0]
@@ -337,7 +339,7 @@ def test_a_predicate_is_left_to_the_numpy_engine_after_three_overruns(
     task = make_task([], pos=["h(m1)"], neg=["h(m2)"], modes=["modeh(1, h(+m))"])
     prog = task_of(RINGS).program
     task = Task(name="rings", format="test", program=prog, examples=task.examples, bias=task.bias)
-    backend = NativeBackend(NativeOptions(derive_tuples=1))
+    backend = NativeBackend(NativeOptions(kernel=True, derive_tuples=1))
     backend.load(task)
     clauses = {
         "h(M) :- r(M, R1), s(M, R2), connected(R1, R2)": [0],

@@ -67,7 +67,7 @@ def gteq_clause(k: float) -> Clause:
 
 def test_dropping_the_derived_tables_changes_no_coverage(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(kernel_cover, "_DROP_EVERY", 1)
-    backend = NativeBackend(NativeOptions(derive_tuples=0, derived_mb=1e-6))
+    backend = NativeBackend(NativeOptions(kernel=True, derive_tuples=0, derived_mb=1e-6))
     backend.load(task_of(PROGRAM))
     for _ in range(3):
         for k, expected in THRESHOLDS.items():
@@ -79,7 +79,9 @@ def test_dropping_the_derived_tables_changes_no_coverage(monkeypatch: pytest.Mon
 
 
 def test_a_clause_over_the_budget_doubles_it_instead_of_deriving_every_call() -> None:
-    backend = NativeBackend(NativeOptions(derive_tuples=0, derived_mb=1e-6))  # one byte
+    backend = NativeBackend(
+        NativeOptions(kernel=True, derive_tuples=0, derived_mb=1e-6)
+    )  # one byte
     backend.load(task_of(PROGRAM))
     for _ in range(40):
         assert backend.coverage(gteq_clause(1.5)).tolist() == [0]
@@ -96,13 +98,13 @@ def test_real_data_covers_the_same_with_tables_dropped_every_call(
     if not CARCINOGENESIS.is_dir():
         pytest.skip(f"{CARCINOGENESIS} not found")
     task = load_task(CARCINOGENESIS)
-    probe = NativeBackend()
+    probe = NativeBackend(NativeOptions(kernel=True))
     probe.load(task)
     clauses = clauses_of(task, probe, 20, 17)
-    kept = NativeBackend(NativeOptions(derived_mb=1e6))
+    kept = NativeBackend(NativeOptions(kernel=True, derived_mb=1e6))
     kept.load(task)
     monkeypatch.setattr(kernel_cover, "_DROP_EVERY", 0)
-    dropping = NativeBackend(NativeOptions(derived_mb=0))
+    dropping = NativeBackend(NativeOptions(kernel=True, derived_mb=0))
     dropping.load(task)
     assert [dropping.coverage(cl).tolist() for cl in clauses] == [
         kept.coverage(cl).tolist() for cl in clauses

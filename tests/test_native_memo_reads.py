@@ -11,7 +11,7 @@ import pytest
 
 from ilpkit.backends.native import kernel_cover, plan
 from ilpkit.backends.native import kernels as K
-from ilpkit.backends.native.engine import NativeBackend
+from ilpkit.backends.native.engine import NativeBackend, NativeOptions
 from ilpkit.core.coverage import Coverage
 from ilpkit.prolog.terms import Clause
 from tests.reference_prover import make_task, term
@@ -27,7 +27,7 @@ TASK = make_task(
 
 
 def backend() -> NativeBackend:
-    b = NativeBackend()
+    b = NativeBackend(NativeOptions(kernel=True))
     b.load(TASK)
     return b
 

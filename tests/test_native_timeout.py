@@ -40,7 +40,7 @@ SHORT = Clause(term("h(A)"), (term("e(A,B)"), term("B < 1")))
 @pytest.mark.skipif(not HAVE_NUMBA, reason="the compiled kernel needs numba")
 def test_kernel_stops_a_long_clause_at_the_timeout() -> None:
     warm_up()  # compiling the kernel is not the clause's time
-    backend = NativeBackend(NativeOptions(timeout=1.0, kernel_steps=10**15))
+    backend = NativeBackend(NativeOptions(kernel=True, timeout=1.0, kernel_steps=10**15))
     backend.load(complete_graph())
     assert backend.coverage(SHORT).tolist() == [0, 1, 2]  # compiles the plan's helpers too
     start = time.monotonic()
@@ -91,13 +91,13 @@ def test_paused_kernel_gives_the_answer_of_one_run(monkeypatch: pytest.MonkeyPat
     # tests, so about 15 slices each
     body = ("e(A,B)", "B > 100", "e(B,C)", "C < 1")
     clause = Clause(term("h(A)"), tuple(term(t) for t in body))
-    backend = NativeBackend()
+    backend = NativeBackend(NativeOptions(kernel=True))
     backend.load(complete_graph())
     want = backend.coverage(clause).tolist()
     assert want == [0, 1, 2]
     calls: list[int] = []
     monkeypatch.setattr(P, "SLICE_STEPS", 7)
-    again = NativeBackend()
+    again = NativeBackend(NativeOptions(kernel=True))
     again.load(complete_graph())
     monkeypatch.setattr(again, "_check_deadline", lambda lit=None: calls.append(1))
     assert again.coverage(clause).tolist() == want

@@ -26,9 +26,10 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, TypeAdapter, ValidationError, field_validator
 
 from ilpkit.backends.base import Backend, BackendOptions, describe_clause
 from ilpkit.backends.native import kernel_cover, kernels, table_cover
@@ -91,10 +92,19 @@ class NativeOptions(BackendOptions):
         "check their results' sizes (lists, atoms, integers) against it and the process's "
         "growth is checked as the query runs; None = unlimited.",
     )
-    kernel: bool = Field(
-        default=True,
+    kernel: bool | Literal["auto"] = Field(
+        default="auto",
         description="Test clauses of facts and ground tests with the compiled first-solution "
-        "kernel (needs numba; false: always the set-at-a-time engine).",
+        "kernel (needs numba): true, false (always the set-at-a-time engine) or auto (at once "
+        "when a body mode names a rule-defined predicate, else once the set-at-a-time engine "
+        "has spent kernel_after CPU seconds: loading numba costs more than a small task's "
+        "whole search).",
+    )
+    kernel_after: float = Field(
+        default=0.5,
+        ge=0,
+        description="With kernel=auto: CPU seconds of set-at-a-time coverage after which the "
+        "kernel takes over (about what importing numba and loading the kernel cost).",
     )
     derive_tuples: int = Field(
         default=256,
@@ -128,6 +138,18 @@ class NativeOptions(BackendOptions):
         description="Candidate facts the kernel may try per clause before handing the clause "
         "to the set-at-a-time engine.",
     )
+
+    @field_validator("kernel", mode="before")
+    @classmethod
+    def _kernel_value(cls, value: object) -> object:
+        """One message for the three values (the union alone reports two); what a bool
+        option accepts (1, "yes", ...) is still a bool."""
+        if isinstance(value, str) and value.strip().lower() == "auto":
+            return "auto"
+        try:
+            return TypeAdapter(bool).validate_python(value)
+        except ValidationError:
+            raise ValueError("expected true, false or auto") from None
 
 
 class NativeBackend(Backend):
@@ -167,6 +189,9 @@ class NativeBackend(Backend):
         self._derived_limit = self.opts.derived_mb * 1e6
         self._kernel_calls = 0
         self._dropped_at = -kernel_cover._DROP_EVERY
+        kernel = self.opts.kernel
+        self._kernel_on: bool | None = kernel if isinstance(kernel, bool) else None
+        self._engine_cpu = 0.0
 
     # -- loading ------------------------------------------------------------------------------
     def _load(self, task: Task) -> None:
@@ -214,6 +239,23 @@ class NativeBackend(Backend):
             engine = self.resolution
             mode_preds = {m.indicator for m in (*task.bias.modeh, *task.bias.modeb)}
             engine.check(mode_preds & set(task.program.clauses))  # type: ignore[attr-defined]
+        self._engine_cpu = 0.0
+        self._kernel_on = self._kernel_choice(task)
+
+    def _kernel_choice(self, task: Task) -> bool | None:
+        """Whether coverage uses the compiled kernel; None: not yet (``kernel=auto``).
+
+        Why ``auto`` waits: importing numba and loading the kernel cost about 0.5 CPU s and
+        110 MB, while the set-at-a-time engine answers a small task's clauses in 0.2-0.6 ms
+        each (trains: 38 clauses in a whole ``learn``). Where a rule-defined predicate is a
+        body literal the kernel's derived tables win at once (carcinogenesis: 58 ms a clause
+        without them, 0.9 ms with), so it starts there. Both engines give the same answers.
+        """
+        if isinstance(self.opts.kernel, bool):
+            return self.opts.kernel
+        if any(m.indicator in task.program.clauses for m in task.bias.modeb):
+            return True
+        return None
 
     @property
     def deriver(self) -> Deriver:
@@ -308,6 +350,17 @@ class NativeBackend(Backend):
         return [self._coverage(c, among) for c in clauses]
 
     def _coverage(self, clause: Clause, among: Coverage | None) -> Coverage:
+        if self._kernel_on is not None:
+            return self._coverage_now(clause, among)
+        start = time.process_time()
+        try:
+            return self._coverage_now(clause, among)
+        finally:
+            self._engine_cpu += time.process_time() - start
+            if self._engine_cpu >= self.opts.kernel_after:
+                self._kernel_on = True  # kernel=auto: the numpy engine has cost a kernel load
+
+    def _coverage_now(self, clause: Clause, among: Coverage | None) -> Coverage:
         self.stats["evaluated"] += 1
         timeout = self.options.timeout
         self._deadline = time.monotonic() + timeout if timeout else None
@@ -339,7 +392,7 @@ class NativeBackend(Backend):
                 if not all(self._satisfiable(part) for part in independent):
                     return Coverage.empty(n)
                 reduced = Clause(canon.head, connected).canonical()
-                return self._coverage(reduced, among)
+                return self._coverage_now(reduced, among)
             ids = self._cover(canon, among)
         except ResourceLimitExceeded as exc:
             raise ResourceLimitExceeded(f"{exc} (clause: {describe_clause(clause)})") from None
@@ -347,7 +400,8 @@ class NativeBackend(Backend):
 
     @property
     def _use_kernel(self) -> bool:
-        return self.opts.kernel and kernels.HAVE_NUMBA  # numba is imported here, when used
+        # numba is imported here, when first used (never while kernel=auto waits)
+        return bool(self._kernel_on) and kernels.HAVE_NUMBA
 
     def _kernel_cover(self, clause: Clause, among: Coverage | None) -> Ids | None:
         """Covered ids by the compiled first-solution kernel; None when the clause is
