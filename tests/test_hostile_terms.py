@@ -184,17 +184,7 @@ def test_cyclic_terms_that_cannot_be_answered_end_quickly(engine: str, case: str
 
 
 @pytest.mark.parametrize("case", sorted(BIGNUMS))
-def test_big_integers_end_as_a_limit_within_twice_the_memory_limit(
-    engine: str, case: str, request: pytest.FixtureRequest
-) -> None:
-    if engine in ("swipl", "pyswip"):  # SWI-Prolog 9.0.4 here: no max_integer_size flag
-        request.applymarker(
-            pytest.mark.xfail(
-                reason="SWI-Prolog 9.0 does not bound one GMP operation, and the memory "
-                "alarm fires between instructions only",
-                strict=False,
-            )
-        )
+def test_big_integers_end_as_a_limit_within_twice_the_memory_limit(engine: str, case: str) -> None:
     got = run(engine, BIGNUMS[case], {"step_limit": None, "timeout": 30.0, "memory_limit_mb": 128})
     (outcome,) = got["outcomes"]
     if engine != "gprolog":  # GNU Prolog's integers are bounded: no growth to stop

@@ -42,7 +42,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from ilpkit.backends.prolog import guarded
+from ilpkit.backends.prolog import guarded, intguard
 from ilpkit.backends.prolog.arithmetic import rewrite_clause
 from ilpkit.core.errors import DataError, SourceLocation
 from ilpkit.core.safety import ALLOWED_BUILTINS, check_program
@@ -91,13 +91,19 @@ class ExportedProgram:
 
 
 def export_program(
-    task: Task, *, trust_data: bool = False, rewrite_arithmetic: bool = False
+    task: Task,
+    *,
+    trust_data: bool = False,
+    rewrite_arithmetic: bool = False,
+    bound_integers: bool = False,
 ) -> ExportedProgram:
     """The program text of ``task`` (deterministic: the same task gives the same text).
 
     ``rewrite_arithmetic``: for an engine whose arithmetic is not SWI-Prolog's (ilpkit's
     convention), route the rules' arithmetic goals that may differ through the prelude's
-    ``ilpkit_is/2`` (:mod:`ilpkit.backends.prolog.arithmetic`)."""
+    ``ilpkit_is/2`` (:mod:`ilpkit.backends.prolog.arithmetic`).  ``bound_integers``: route
+    every ``is/2`` and comparison of the rules through the prelude's bounded predicates, which
+    refuse a too large integer before computing it (:mod:`ilpkit.backends.prolog.intguard`)."""
     check_program(task, trust_data=trust_data)
     check_reserved_names(task)
     lines: list[str] = []
@@ -146,6 +152,7 @@ def export_program(
             for n, sc in enumerate(program.clauses[key], 1):
                 where = str(sc.location) if sc.location else f"clause {n} of {pi}"
                 clause = rewrite_clause(sc.clause) if rewrite_arithmetic else sc.clause
+                clause = intguard.rewrite_clause(clause) if bound_integers else clause
                 clause = guarded.rewrite_clause(clause)  # after: it looks into catch/3
                 emit(clause_to_prolog(clause), where)
     ex = task.examples

@@ -39,6 +39,7 @@ import re
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from ilpkit.backends.prolog import intguard
 from ilpkit.backends.prolog.arithmetic import EVALUATOR
 
 EngineName = Literal["swipl", "gprolog", "yap"]
@@ -107,6 +108,10 @@ class EngineProfile:
     """The engine's arithmetic gives SWI-Prolog's results (ilpkit's convention); when not,
     the program's arithmetic goals go through ``ilpkit_is/2`` (see
     :mod:`ilpkit.backends.prolog.arithmetic`)."""
+    integer_guard: bool = False
+    """The program's arithmetic goes through ``ilpkit_bounded_is/2`` and
+    ``ilpkit_bounded_compare/3``, which refuse an integer result above the request's bound
+    before computing it (SWI-Prolog before 9.2; :mod:`ilpkit.backends.prolog.intguard`)."""
     atom_table_env: str | None = None
     """Environment variable sizing the engine's atom table (GNU Prolog: ``MAX_ATOM``, 32,768
     atoms by default); the backend sets it from the data (:func:`atom_table_size`)."""
@@ -192,19 +197,29 @@ ilpkit_call_memory_limited(Goal) :-
 % SWI-Prolog 9.2 refuses, before computing it, an integer result larger than the flag
 % max_integer_size (bytes; a resource error, so a limit): a quarter of the memory bound.  The
 % flag is the engine's (the host's, in process): set for each request and put back after.
-% 9.0 lacks it (and would silently create it as a user flag): there only the alarm bounds
-% integers, and in a subprocess the address-space cap.
+% 9.0 lacks it (and would silently create it as a user flag): there the same bound goes to
+% the global variable ilpkit_integer_bytes, which the data's arithmetic reads
+% (ilpkit_bounded_is/2, ilpkit/backends/prolog/intguard.py).
 ilpkit_integer_bound(MB, Goal) :-
-    number(MB),
-    current_prolog_flag(version, V),
-    V >= 90200, !,
+    number(MB), !,
     Bytes is max(1048576, integer(MB * 262144)),
-    (   current_prolog_flag(max_integer_size, Old)
-    ->  true
-    ;   Old = 0x7fffffffffffffff  % unset: no bound
-    ),
-    set_prolog_flag(max_integer_size, Bytes),
-    setup_call_cleanup(true, once(Goal), set_prolog_flag(max_integer_size, Old)).
+    current_prolog_flag(version, V),
+    (   V >= 90200
+    ->  (   current_prolog_flag(max_integer_size, Old)
+        ->  true
+        ;   Old = 0x7fffffffffffffff  % unset: no bound
+        ),
+        setup_call_cleanup(set_prolog_flag(max_integer_size, Bytes),
+                           once(Goal),
+                           set_prolog_flag(max_integer_size, Old))
+    ;   (   nb_current(ilpkit_integer_bytes, Old)
+        ->  true
+        ;   Old = none
+        ),
+        setup_call_cleanup(nb_setval(ilpkit_integer_bytes, Bytes),
+                           once(Goal),
+                           nb_setval(ilpkit_integer_bytes, Old))
+    ).
 ilpkit_integer_bound(_, Goal) :-
     once(Goal).
 
@@ -313,7 +328,7 @@ def swipl_hooks(*, in_process: bool) -> str:
         )
     text = _SWIPL_HOOKS.replace("%SETUP%", setup).replace("%MODULE%", module)
     text = text.replace("%POLL%", poll)
-    return text.replace("%GOAL%", goal)
+    return text.replace("%GOAL%", goal) + intguard.PROLOG
 
 
 _SWIPL_HOST_POLL: Final = r"""
@@ -697,6 +712,7 @@ PROFILES: Final[dict[str, EngineProfile]] = {
         strings=True,
         answer_double_quotes="string",
         address_space_limit=True,
+        integer_guard=True,
     ),
     "gprolog": EngineProfile(
         name="gprolog",

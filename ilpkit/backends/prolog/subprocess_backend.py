@@ -170,6 +170,7 @@ class SubprocessBackend(Backend):
             task,
             trust_data=self.options.trust_data,
             rewrite_arithmetic=not self.profile.swi_arithmetic,
+            bound_integers=self.profile.integer_guard,
         )
         self._check_gaps(task)
         if exported.first_string is not None and not self.profile.strings:

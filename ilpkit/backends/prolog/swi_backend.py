@@ -607,7 +607,7 @@ class SwiBackend(Backend):
     def _load(self, task: Task) -> None:
         import time
 
-        exported = export_program(task, trust_data=self.options.trust_data)
+        exported = export_program(task, trust_data=self.options.trust_data, bound_integers=True)
         self.close()
         bridge = start_bridge(self.opts)
         self._bridge = bridge

@@ -1,0 +1,116 @@
+"""What the integer bound costs SWI-Prolog 9.0 (ilpkit/backends/prolog/intguard.py).
+
+Mutagenesis' background does its arithmetic in the ring-perception recursion (``N1 > 1, N2
+is N1 - 1``) and in ``gteq/2``, ``lteq/2``: the clauses below (random legal clauses and greedy
+chains from bottom clauses, as in bench_coverage.py, written once to a file) are covered by
+one engine with the data's arithmetic bounded (``ilpkit_bounded_is/2``) or, with ``--off``,
+as plain ``is/2`` and comparisons (the exporter's rewrite turned off in this process).
+
+    python benchmarks/bench_intguard.py --make FILE --clauses 200   # the clause list
+    python benchmarks/bench_intguard.py --clauses-file FILE --engine swipl [--off]
+
+Prints the engine's CPU seconds over the coverage loop (the subprocess engine's from /proc,
+pyswip's from this process) and the covered counts' checksum; pair runs with and without
+``--off`` (farm-bench --vs) to time the whole process too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from ilpkit.backends.prolog import intguard  # noqa: E402
+from ilpkit.core.formats import load_task  # noqa: E402
+from ilpkit.datasets import bundled_path  # noqa: E402
+from ilpkit.prolog.terms import Clause, clause_to_prolog  # noqa: E402
+
+
+def _child_cpu(pid: int) -> float:
+    """User + system seconds of process ``pid`` (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def make(path: Path, n: int, seed: int) -> None:
+    from benchmarks.bench_coverage import make_clauses
+    from ilpkit.backends.native.engine import NativeBackend
+
+    task = load_task(bundled_path("mutagenesis"))
+    native = NativeBackend()
+    native.load(task)
+    random.seed(seed)
+    clauses = make_clauses(task, native, n, seed)
+    path.write_text("".join(clause_to_prolog(c) + "\n" for c in clauses), encoding="utf-8")
+    print(f"{len(clauses)} clauses written to {path}")
+
+
+def run(path: Path, engine: str, off: bool, timeout: float) -> None:
+    from ilpkit.prolog.reader import PrologReader
+
+    if off:
+        intguard.rewrite_clause = lambda clause: clause  # type: ignore[assignment]
+    task = load_task(bundled_path("mutagenesis"))
+    reader = PrologReader()
+    clauses = [
+        Clause.from_term(reader.read_term(line, name=str(path)))
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    backend: object
+    if engine == "swipl":
+        from ilpkit.backends.prolog.subprocess_backend import SubprocessBackend, SubprocessOptions
+
+        backend = SubprocessBackend(SubprocessOptions(engine="swipl", timeout=timeout))
+    else:
+        from ilpkit.backends.prolog.swi_backend import SwiBackend, SwiOptions
+
+        backend = SwiBackend(SwiOptions(bridge="pyswip", timeout=timeout))
+    backend.load(task)  # type: ignore[attr-defined]
+    pid = getattr(backend, "pid", None)
+    cpu0 = _child_cpu(pid) if pid else time.process_time()
+    wall0 = time.perf_counter()
+    counts = []
+    for clause in clauses:
+        try:
+            counts.append(len(backend.coverage(clause)))  # type: ignore[attr-defined]
+        except Exception as exc:  # a limit: part of the workload's answer
+            counts.append(-1)
+            print("error:", type(exc).__name__, str(exc)[:120], file=sys.stderr)
+    cpu = (_child_cpu(pid) if pid else time.process_time()) - cpu0
+    wall = time.perf_counter() - wall0
+    digest = hashlib.sha256(repr(counts).encode()).hexdigest()[:12]
+    mode = "off" if off else "bounded"
+    print(
+        f"{engine} {mode}: {len(clauses)} clauses, engine cpu {cpu:.2f} s, wall {wall:.2f} s, "
+        f"covered {sum(c for c in counts if c > 0)} (sha {digest})"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--make", type=Path)
+    parser.add_argument("--clauses", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--clauses-file", type=Path)
+    parser.add_argument("--engine", choices=("swipl", "pyswip"), default="swipl")
+    parser.add_argument("--off", action="store_true", help="plain is/2 (no bound)")
+    parser.add_argument("--timeout", type=float, default=60.0)
+    args = parser.parse_args()
+    if args.make:
+        make(args.make, args.clauses, args.seed)
+    elif args.clauses_file:
+        run(args.clauses_file, args.engine, args.off, args.timeout)
+    else:
+        parser.error("give --make FILE or --clauses-file FILE")
+
+
+if __name__ == "__main__":
+    main()
