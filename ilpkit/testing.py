@@ -187,7 +187,7 @@ def check_fit_predict(subject: _Subject) -> None:
 
 
 def check_round_trip(subject: _Subject) -> None:
-    from ilpkit.core.learner import load_model, save_model
+    from ilpkit.core.model_files import load_model, save_model
 
     model = subject.fit()
     text = json.dumps(model.to_json())

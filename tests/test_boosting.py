@@ -22,8 +22,9 @@ from typer.testing import CliRunner
 from ilpkit.backends.native.engine import NativeBackend
 from ilpkit.cli.main import app
 from ilpkit.core.coverage import Counts
-from ilpkit.core.learner import LearnContext, load_model, save_model
+from ilpkit.core.learner import LearnContext
 from ilpkit.core.metrics import aurpc, pr_points_from_scores
+from ilpkit.core.model_files import load_model, save_model
 from ilpkit.core.scoring import weighted_auroc_r, weighted_aurpc_path, weighted_aurpc_point
 from ilpkit.core.search import SearchContext
 from ilpkit.core.task import POS, Task

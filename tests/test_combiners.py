@@ -19,7 +19,7 @@ import ilpkit
 from ilpkit.cli.main import app
 from ilpkit.core.combiner import ClausePool, PoolModel
 from ilpkit.core.errors import ConfigError
-from ilpkit.core.learner import load_model, save_model
+from ilpkit.core.model_files import load_model, save_model
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.prolog.terms import Clause
 from tests.reference_prover import term

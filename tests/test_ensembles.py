@@ -10,6 +10,7 @@ import ilpkit
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.learner import LearnContext, Rule, parse_clause
 from ilpkit.core.plugins import get_plugin_manager
+from ilpkit.experiment.compose import run_member_job
 from ilpkit.experiment.config import RunConfig
 from ilpkit.plugins.learners.ensembles import (
     AlephEnsembleLearner,
@@ -84,7 +85,7 @@ def test_members_use_their_own_seed_orders_and_executors_agree() -> None:
     )
     executor = get_plugin_manager().make("executor", "processes", {"workers": 2})
     try:
-        _, remote = fit({"executor": executor, "recipe": recipe})
+        _, remote = fit({"executor": executor, "recipe": recipe, "member_runner": run_member_job})
     finally:
         executor.close()
     assert remote.to_json()["members"] == local.to_json()["members"]

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from ilpkit.cli.main import app
 from ilpkit.cli.tables import fit_table
-from ilpkit.core.learner import load_model
+from ilpkit.core.model_files import load_model
 
 runner = CliRunner()
 CLASSIC = "eastbound(A) :- has_car(A,B), short(B), closed(B)."

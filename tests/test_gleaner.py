@@ -13,6 +13,7 @@ import ilpkit
 from ilpkit.core.learner import LearnContext
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.search import Evaluated
+from ilpkit.experiment.compose import run_member_job
 from ilpkit.experiment.config import RunConfig
 from ilpkit.plugins.learners.gleaner import (
     Choice,
@@ -153,8 +154,8 @@ def test_same_model_with_seeds_on_worker_processes() -> None:
     )
     executor = get_plugin_manager().make("executor", "processes", {"workers": 2})
     try:
-        remote = fit("trains", {"executor": executor, "recipe": recipe}, seeds=4,
-                     clauses_per_seed=60, min_tune_pos=1)[2]  # fmt: skip
+        shipped = {"executor": executor, "recipe": recipe, "member_runner": run_member_job}
+        remote = fit("trains", shipped, seeds=4, clauses_per_seed=60, min_tune_pos=1)[2]
     finally:
         executor.close()
     a, b = local.to_json(), remote.to_json()

@@ -21,8 +21,9 @@ from rich.console import Console
 import ilpkit
 from ilpkit.core.calibration import choose_floor, isotonic_fit, leave_one_out
 from ilpkit.core.errors import PluginError
-from ilpkit.core.learner import LearnContext, load_model, save_model
+from ilpkit.core.learner import LearnContext
 from ilpkit.core.metrics import mean_cross_entropy
+from ilpkit.core.model_files import load_model, save_model
 from ilpkit.core.plugins import PluginManager, PluginSpec, get_plugin_manager, hookimpl
 from ilpkit.experiment.runs import RunDirectory
 from ilpkit.plugins.combiners.kernels import FeatureStats, KernelOptions, MatchKernel

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 import ilpkit
-from ilpkit.core.learner import LearnContext, load_model, save_model
+from ilpkit.core.learner import LearnContext
+from ilpkit.core.model_files import load_model, save_model
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.plugins.learners.forest import ClauseTest, ForestModel, Tree
 from ilpkit.plugins.learners.r4f import R4FLearner, R4FOptions

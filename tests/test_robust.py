@@ -26,7 +26,8 @@ from ilpkit.core.errors import (
     ResourceLimitExceeded,
 )
 from ilpkit.core.formats import load_task
-from ilpkit.core.learner import load_model, matches, rule_stats
+from ilpkit.core.learner import matches, rule_stats
+from ilpkit.core.model_files import load_model
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.search import SearchContext, limits_exceeded
 from ilpkit.core.task import Task, stratified_folds

@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 from ilpkit.backends.native.engine import NativeBackend
 from ilpkit.cli.main import app
 from ilpkit.core.formats import load_task
-from ilpkit.core.learner import LearnContext, load_model, save_model
+from ilpkit.core.learner import LearnContext
+from ilpkit.core.model_files import load_model, save_model
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.task import Task
 from ilpkit.datasets import bundled_path

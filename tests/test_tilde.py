@@ -19,7 +19,8 @@ import pytest
 from ilpkit.backends.native.engine import NativeBackend
 from ilpkit.core.errors import ConfigError
 from ilpkit.core.formats import load_task
-from ilpkit.core.learner import LearnContext, load_model, save_model
+from ilpkit.core.learner import LearnContext
+from ilpkit.core.model_files import load_model, save_model
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.pu import label_frequency_bound, pu_labels
 from ilpkit.core.task import NEG, POS, UNLABELED, Task

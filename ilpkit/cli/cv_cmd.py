@@ -336,7 +336,8 @@ def _run(
     trust_data: bool = False,
     limit: float | None = None,
 ) -> None:
-    from ilpkit.experiment.runs import empty_theories_note, run_experiment
+    from ilpkit.experiment.report import empty_theories_note
+    from ilpkit.experiment.runs import run_experiment
 
     if trust_data:  # kept in the run's config.toml; resuming needs --trust-data again
         config = apply_overrides(config, ["backend.trust_data=true"], where="--trust-data")

@@ -310,7 +310,8 @@ def explain(
     trust_data: TrustOpt = False,
 ) -> None:
     """Show a model's rules with their precision, recall and coverage counts."""
-    from ilpkit.core.learner import SelfExplaining, load_model
+    from ilpkit.core.learner import SelfExplaining
+    from ilpkit.core.model_files import load_model
     from ilpkit.experiment.api import explain as explain_rules
 
     model = load_model(model_path)

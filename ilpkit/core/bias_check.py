@@ -160,7 +160,7 @@ def unused_settings_warning(task: Task, learner: str | None = None) -> str | Non
     """``set but not used by learner X: ...`` (``by ilpkit`` without a learner), or None."""
     takes_search = takes_scorer = True
     if learner is not None:
-        from ilpkit.experiment.compose import learner_capabilities
+        from ilpkit.core.learner import learner_capabilities
 
         caps = learner_capabilities(learner)
         takes_search, takes_scorer = caps.takes_search, caps.takes_scorer

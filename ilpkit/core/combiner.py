@@ -307,7 +307,7 @@ def _model_class(combination: Combination) -> type[PoolModel]:
 
 
 def pool_model_from_json(data: dict[str, Any]) -> PoolModel:
-    """A :class:`PoolModel` read back (:func:`ilpkit.core.learner.load_model` calls this for
+    """A :class:`PoolModel` read back (:func:`ilpkit.core.model_files.load_model` calls this for
     a model that names a combiner)."""
     from ilpkit.core.learner import parse_clause
     from ilpkit.core.plugins import get_plugin_manager

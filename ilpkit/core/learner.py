@@ -8,12 +8,19 @@ whatever backend the caller loaded with the data to score (``score(backend, ids)
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, ClassVar, Final, Generic, Protocol, TypeVar, runtime_checkable
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Final,
+    Generic,
+    Protocol,
+    TypeVar,
+    runtime_checkable,
+)
 
 import numpy as np
 import numpy.typing as npt
@@ -21,7 +28,7 @@ import numpy.typing as npt
 from ilpkit.core.backend import BackendProtocol
 from ilpkit.core.bias import Settings
 from ilpkit.core.coverage import Coverage, Weighting
-from ilpkit.core.errors import ConfigError, DataError
+from ilpkit.core.errors import ConfigError
 from ilpkit.core.limits import (
     coverage_within_limits,
     goals_dropped,
@@ -32,6 +39,11 @@ from ilpkit.core.search import Evaluated, Observer, Scorer, SearchStrategy
 from ilpkit.core.task import Task
 from ilpkit.prolog.reader import PrologReader
 from ilpkit.prolog.terms import Clause
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from ilpkit.core.plugins import PluginManager
 
 MODEL_FORMAT_VERSION = 1
 
@@ -259,11 +271,9 @@ class MemberOutcome:
     first_limit_message: str | None = None
 
 
-def run_member_job(job: MemberJob) -> MemberOutcome:
-    """Run one shipped member in a worker (task and backend cached per worker process)."""
-    from ilpkit.experiment.compose import worker_context
-
-    task, ctx = worker_context(job.recipe, job.seed)
+def member_outcome(job: MemberJob, task: Task, ctx: LearnContext) -> MemberOutcome:
+    """Run ``job`` on a worker's ``task`` and ``ctx`` (rebuilt by the runner from the job's
+    recipe), with what it counted on the worker's backend."""
     limits, dropped = limits_exceeded(ctx.backend), goals_dropped(ctx.backend)
     result = job.run(task, ctx, job.payload)
     new_limits = limits_exceeded(ctx.backend) - limits
@@ -273,6 +283,26 @@ def run_member_job(job: MemberJob) -> MemberOutcome:
         goals_dropped(ctx.backend) - dropped,
         getattr(ctx.backend, "first_limit_message", None) if new_limits else None,
     )
+
+
+def derive_seed(*parts: object) -> int:
+    """A 31-bit seed determined by ``parts`` only (the same on every machine and worker)."""
+    return random.Random(repr(parts)).getrandbits(31)
+
+
+def learner_capabilities(
+    name: str,
+    options: Mapping[str, Any] | BaseModel | None = None,
+    manager: PluginManager | None = None,
+) -> LearnerCapabilities:
+    """What learner ``name`` declares it takes and offers."""
+    from ilpkit.core.plugins import get_plugin_manager
+
+    manager = manager or get_plugin_manager()
+    factory = manager.get("learner", name).factory
+    if isinstance(factory, type):
+        return capabilities_of(factory)
+    return capabilities_of(manager.make("learner", name, options))
 
 
 def _add_counts(backend: object, outcome: MemberOutcome) -> Any:
@@ -306,6 +336,9 @@ class LearnContext:
     recipe: Any = None
     """A :class:`~ilpkit.experiment.config.RunConfig` from which a worker process rebuilds the task
     and backend; units go to ``executor`` only when it is set."""
+    member_runner: Callable[[MemberJob], MemberOutcome] | None = None
+    """The runner's worker-side function (a module-level one, picklable) that rebuilds the
+    task and context from a :class:`MemberJob`'s recipe and runs it; set with ``recipe``."""
     combiner: Any = None
     """The run's combiner (:class:`ilpkit.core.combiner.Combiner`), or None: the learner
     combines its clauses its own way (the published method)."""
@@ -334,6 +367,9 @@ class LearnContext:
         ``worker(unit(k))``; either way its plain-data result is decoded here."""
         if self.executor is not None and self.recipe is not None:
             if isinstance(shipped, Shipped):
+                if self.member_runner is None:
+                    raise ConfigError("internal: a context with a recipe needs a member_runner")
+                run_member_job = self.member_runner
                 jobs = [
                     MemberJob(self.recipe, self.seed, shipped.run, shipped.payload(k))
                     for k in range(count)
@@ -409,54 +445,3 @@ EMPTY_THEORY: Final = (
     "every example gets the same score (AUROC 0.5, F1 0 say nothing was learnt)"
 )
 """What learn, cv and report.md say of a model with no rule."""
-
-
-def save_model(model: Model, path: str | Path) -> None:
-    """Write ``model`` as JSON; where ``path`` cannot be written the model is kept elsewhere
-    and :class:`~ilpkit.core.outpaths.OutputWriteError` says where."""
-    from ilpkit.core.outpaths import write_output
-
-    data = model.to_json()
-    write_output(path, json.dumps(data, indent=2) + "\n", what="the model", suffix=".json")
-
-
-def load_model(path: str | Path) -> Model:
-    """Read a model written by :func:`save_model`, with the learner plugin that made it."""
-    p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError(f"{p}: model file does not exist") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DataError(f"{p}: not a model file ({exc})") from None
-    if not isinstance(data, dict) or "learner" not in data:
-        raise DataError(f"{p}: not an ilpkit model (no 'learner' key)")
-    if data.get("format_version", 1) > MODEL_FORMAT_VERSION:
-        raise DataError(f"{p}: model format {data['format_version']} is newer than this ilpkit")
-    if "combiner" in data:  # a pool combined by a combiner plugin, whatever the learner
-        from ilpkit.core.combiner import pool_model_from_json
-
-        return _complete(p, data, pool_model_from_json(data))
-    from ilpkit.core.plugins import get_plugin_manager
-
-    learner = get_plugin_manager().make("learner", str(data["learner"]), {})
-    if not isinstance(learner, ModelLoader):
-        raise ConfigError(f"learner {data['learner']!r} cannot load saved models")
-    return _complete(p, data, learner.model_from_json(data))
-
-
-# What a model is made of, by learner: a file lacking one its learner writes is refused
-# (read with defaults, it would score every example 0 and look like a result).
-_MODEL_PARTS: Final = ("target", "rules", "hypotheses", "tree", "trees", "members", "theory")
-
-
-def _complete(path: Path, data: dict[str, Any], model: Model) -> Model:
-    written = model.to_json()
-    missing = [k for k in _MODEL_PARTS if k in written and data.get(k) is None]
-    if missing:
-        raise DataError(
-            f"{path}: not a complete {data['learner']} model: no "
-            + ", ".join(repr(k) for k in missing)
-            + " (a model file is written by `ilpkit learn --out`)"
-        )
-    return model

@@ -166,8 +166,8 @@ def learn(
     """
     from ilpkit.core.bias_check import report
     from ilpkit.core.errors import ConfigError
-    from ilpkit.core.learner import save_model
     from ilpkit.core.limits import goals_dropped, limits_exceeded
+    from ilpkit.core.model_files import save_model
     from ilpkit.core.plugins import get_plugin_manager
     from ilpkit.core.search import time_limit as time_limit_of
     from ilpkit.experiment.compose import Choices, Run, plugin_sections, run_config
@@ -322,7 +322,7 @@ class Predictions:
 
 
 def _model(model: Model | str | Path) -> Model:
-    from ilpkit.core.learner import load_model
+    from ilpkit.core.model_files import load_model
 
     return load_model(model) if isinstance(model, (str, Path)) else model
 

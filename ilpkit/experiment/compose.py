@@ -20,7 +20,6 @@ Plugins are found by name through the plugin manager: this module imports none.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, TypeVar, cast
 
@@ -31,7 +30,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from ilpkit.core import bias_check
 from ilpkit.core.bias import Settings
 from ilpkit.core.errors import BiasError, ConfigError
-from ilpkit.core.learner import LearnContext, LearnerCapabilities, capabilities_of
+from ilpkit.core.learner import (
+    LearnContext,
+    LearnerCapabilities,
+    MemberJob,
+    MemberOutcome,
+    derive_seed,
+    learner_capabilities,
+    member_outcome,
+)
 from ilpkit.core.plugins import PluginKind, PluginManager, get_plugin_manager
 from ilpkit.core.search import Observer
 from ilpkit.core.task import Task
@@ -239,19 +246,6 @@ def run_config(
 # --------------------------------------------------------------------------------------------
 # Resolving defaults and refusing what a learner cannot take
 # --------------------------------------------------------------------------------------------
-
-
-def learner_capabilities(
-    name: str,
-    options: Mapping[str, Any] | BaseModel | None = None,
-    manager: PluginManager | None = None,
-) -> LearnerCapabilities:
-    """What learner ``name`` declares it takes and offers."""
-    manager = manager or get_plugin_manager()
-    factory = manager.get("learner", name).factory
-    if isinstance(factory, type):
-        return capabilities_of(factory)
-    return capabilities_of(manager.make("learner", name, options))
 
 
 def data_default(kind: str, task: Task, learner: str | None = None) -> str:
@@ -502,6 +496,7 @@ def make_context(
         on_rule=on_rule,
         executor=executor if recipe is not None else None,
         recipe=recipe,
+        member_runner=run_member_job if recipe is not None else None,
         on_progress=on_progress,
         combiner=None
         if combiner.name == AUTO
@@ -512,11 +507,6 @@ def make_context(
 # --------------------------------------------------------------------------------------------
 # Workers
 # --------------------------------------------------------------------------------------------
-
-
-def derive_seed(*parts: object) -> int:
-    """A 31-bit seed determined by ``parts`` only (the same on every machine and worker)."""
-    return random.Random(repr(parts)).getrandbits(31)
 
 
 class WorkerCache:
@@ -552,6 +542,12 @@ class WorkerCache:
 
 WORKER_CACHE = WorkerCache()
 """This process's cached task and backend (workers load an engine once per task)."""
+
+
+def run_member_job(job: MemberJob) -> MemberOutcome:
+    """Run one shipped member in a worker (task and backend cached per worker process)."""
+    task, ctx = worker_context(job.recipe, job.seed)
+    return member_outcome(job, task, ctx)
 
 
 def worker_context(recipe: RunConfig, seed: int) -> tuple[Task, LearnContext]:

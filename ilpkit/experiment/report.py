@@ -46,9 +46,19 @@ def _engine_text(engine: dict[str, str]) -> str:
     return ", ".join(f"{k} {v}" for k, v in engine.items())
 
 
+def empty_theories_note(results: dict[str, Any]) -> str | None:
+    """The line naming a run's units whose theory is empty, or None."""
+    from ilpkit.core.learner import EMPTY_THEORY
+
+    empty = results.get("empty_theories") or []
+    if not empty:
+        return None
+    shown = ", ".join(empty[:5]) + (" ..." if len(empty) > 5 else "")
+    return f"{EMPTY_THEORY}; in {len(empty)} of {results['n_units']} units ({shown})"
+
+
 def write_report(run: RunDirectory, results: dict[str, Any]) -> Path:
     """Write ``report.md`` and the plots of one run; returns the report's path."""
-    from ilpkit.experiment.runs import empty_theories_note
 
     config = run.config()
     units = run.units()

@@ -313,17 +313,6 @@ def collect(run: RunDirectory, units: Sequence[Unit]) -> dict[str, Any]:
     }
 
 
-def empty_theories_note(results: dict[str, Any]) -> str | None:
-    """The line naming a run's units whose theory is empty, or None."""
-    from ilpkit.core.learner import EMPTY_THEORY
-
-    empty = results.get("empty_theories") or []
-    if not empty:
-        return None
-    shown = ", ".join(empty[:5]) + (" ..." if len(empty) > 5 else "")
-    return f"{EMPTY_THEORY}; in {len(empty)} of {results['n_units']} units ({shown})"
-
-
 def with_absolute_data(config: RunConfig) -> RunConfig:
     """``config`` with its dataset path absolute (bundled names resolved), so config.toml
     reads back to the same data wherever the run directory is."""

@@ -74,7 +74,7 @@ class MemberUnit:
 
 
 def member_seed(seed: int, index: int) -> int:
-    from ilpkit.experiment.compose import derive_seed
+    from ilpkit.core.learner import derive_seed
 
     return derive_seed(seed, "aleph-ensemble", index)
 
