@@ -109,7 +109,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def strict_loading() -> Iterator[None]:
     """Load data strictly (``load_task(strict=True)``): a syntax error in a background or
     mode file refuses the data instead of being skipped with a warning."""
-    from ilpkit.prolog.source import STRICT
+    from ilpkit.core.formats.source import STRICT
 
     token = STRICT.set(True)
     try:

@@ -27,9 +27,9 @@ from ilpkit.core.model_files import load_model, save_model
 from ilpkit.core.plugins import PluginManager, PluginSpec, get_plugin_manager, hookimpl
 from ilpkit.experiment.runs import RunDirectory
 from ilpkit.plugins.combiners.kernels import FeatureStats, KernelOptions, MatchKernel
+from ilpkit.plugins.combiners.svm_solver import PROB_MIN_GRID
 from ilpkit.plugins.learners.gleanersrl import GleanerSRLLearner, GleanerSRLOptions
 from ilpkit.plugins.learners.gleanersrl.features import FeatureSpace
-from ilpkit.plugins.learners.gleanersrl.learner import PROB_MIN_GRID
 
 ROOT = Path(__file__).resolve().parent.parent
 

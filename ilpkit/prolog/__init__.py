@@ -1,1 +1,1 @@
-"""Prolog text: terms, the reader and its operators, the writer, and Prolog source files."""
+"""Prolog text: terms, the reader and its operators, and the writer (no learning here)."""

@@ -115,8 +115,8 @@ def load_task(
     ``--trust-data``) lifts that confinement.
     """
     from ilpkit.core.formats.confine import check_settings, data_folder
+    from ilpkit.core.formats.source import STRICT
     from ilpkit.datasets import plain_path
-    from ilpkit.prolog.source import STRICT
 
     p = path = plain_path(path)
     if not p.name:  # "/": no format can name a task after it, and no data lives there

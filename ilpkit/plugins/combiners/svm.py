@@ -24,8 +24,13 @@ from ilpkit.core.combiner import ClausePool
 from ilpkit.core.errors import ConfigError
 from ilpkit.core.plugins import PluginSpec, get_plugin_manager
 from ilpkit.plugins.combiners.kernels import FeatureStats, Kernel
-from ilpkit.plugins.combiners.svm_solver import SVMScore, fit_svm
-from ilpkit.plugins.learners.gleanersrl.learner import C_GRID, PROB_MIN_GRID, GleanerSRLLearner
+from ilpkit.plugins.combiners.svm_solver import (
+    C_GRID,
+    PROB_MIN_GRID,
+    SVMScore,
+    fit_svm,
+    tune_floor,
+)
 
 
 class SvmOptions(BaseModel):
@@ -175,7 +180,7 @@ class SvmCombiner:
                 if x_train.shape[1] == 0
                 else svm.decision(x_tune.astype(np.float64), kernel, stats)
             )
-            floor, mce = GleanerSRLLearner.tune_floor(s, y_tune, floors)
+            floor, mce = tune_floor(s, y_tune, floors)
             tuning.append({"C": float(C), "prob_min": floor, "mce": mce})
             if best is None or (mce, k) < best:
                 best = (mce, k)

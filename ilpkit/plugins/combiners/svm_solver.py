@@ -20,7 +20,27 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ilpkit.core.calibration import choose_floor, leave_one_out
+from ilpkit.core.metrics import mean_cross_entropy
 from ilpkit.plugins.combiners.kernels import FeatureStats, Kernel, _dense
+
+C_GRID = tuple(10.0**k for k in range(4, -5, -1))
+"""The SVM complexities GleanerSRL tries on the tune set (10^4 down to 10^-4)."""
+PROB_MIN_GRID = (0.25, 0.1, 0.05, 0.025, 0.01, 0.005, 0.001, 0.0005, 0.0001)
+"""The probability floors tried by leave-one-out calibration on the tune set."""
+
+
+def tune_floor(
+    scores: npt.NDArray[np.float64], positive: npt.NDArray[np.bool_], floors: tuple[float, ...]
+) -> tuple[float, float]:
+    """prob_min by leave-one-out isotonic calibration on the tune set, and its MCE."""
+    if len(scores) < 2:
+        probs = np.full(len(scores), 0.5)
+        return floors[0], mean_cross_entropy(probs, positive, floors[0])
+    loo = leave_one_out(scores, positive)
+    floor, mces = choose_floor(loo, positive, floors)
+    return floor, min(mces)
+
 
 FloatArray = npt.NDArray[np.float64]
 

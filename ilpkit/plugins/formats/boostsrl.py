@@ -76,14 +76,14 @@ from ilpkit.core.errors import (
     SourceLocation,
 )
 from ilpkit.core.formats.confine import check_data_file, check_named
-from ilpkit.core.task import NEG, POS, ExampleBuilder, Program, SourcedTerm, Task
-from ilpkit.prolog.reader import PrologReader, ReadTerm
-from ilpkit.prolog.source import (
+from ilpkit.core.formats.source import (
     STRICT,
     check_not_system,
     check_shape,
     skipped_summary,
 )
+from ilpkit.core.task import NEG, POS, ExampleBuilder, Program, SourcedTerm, Task
+from ilpkit.prolog.reader import PrologReader, ReadTerm
 from ilpkit.prolog.terms import (
     Clause,
     Const,

@@ -36,20 +36,23 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import Field, model_validator
 
-from ilpkit.core.calibration import choose_floor, isotonic_fit, leave_one_out
+from ilpkit.core.calibration import isotonic_fit
 from ilpkit.core.errors import ConfigError
 from ilpkit.core.learner import LearnContext, LearnerCapabilities
-from ilpkit.core.metrics import mean_cross_entropy
 from ilpkit.core.plugins import PluginSpec, get_plugin_manager
 from ilpkit.core.task import POS, Task
 from ilpkit.plugins.combiners.kernels import FeatureStats, Kernel
-from ilpkit.plugins.combiners.svm_solver import SVMScore, fit_svm
+from ilpkit.plugins.combiners.svm_solver import (
+    C_GRID,
+    PROB_MIN_GRID,
+    SVMScore,
+    fit_svm,
+    tune_floor,
+)
 from ilpkit.plugins.learners.gleaner import GleanerLearner, GleanerModel, GleanerOptions
 from ilpkit.plugins.learners.gleanersrl.features import FeatureKind, build_space
 from ilpkit.plugins.learners.gleanersrl.model import GleanerSRLModel
 
-C_GRID = tuple(10.0**k for k in range(4, -5, -1))
-PROB_MIN_GRID = (0.25, 0.1, 0.05, 0.025, 0.01, 0.005, 0.001, 0.0005, 0.0001)
 _FEATURE_PREFIXES: tuple[FeatureKind, ...] = ("binned-normalised", "binned", "boolean")
 
 
@@ -277,17 +280,7 @@ class GleanerSRLLearner:
             for C in opts.c_grid
         ]
 
-    @staticmethod
-    def tune_floor(
-        scores: npt.NDArray[np.float64], positive: npt.NDArray[np.bool_], floors: tuple[float, ...]
-    ) -> tuple[float, float]:
-        """prob_min by leave-one-out isotonic calibration on the tune set, and its MCE."""
-        if len(scores) < 2:
-            probs = np.full(len(scores), 0.5)
-            return floors[0], mean_cross_entropy(probs, positive, floors[0])
-        loo = leave_one_out(scores, positive)
-        floor, mces = choose_floor(loo, positive, floors)
-        return floor, min(mces)
+    tune_floor = staticmethod(tune_floor)  # the svm combiner's: one calibration step
 
 
 SPEC = PluginSpec(
