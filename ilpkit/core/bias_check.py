@@ -27,6 +27,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ilpkit.core.bias import Mode
+from ilpkit.core.recursion import recursive_bias
+from ilpkit.prolog.terms import indicator
 
 if TYPE_CHECKING:
     from ilpkit.core.task import Task
@@ -119,7 +121,7 @@ def bottom_size_warning(
 UNUSED_SETTINGS: frozenset[str] = frozenset(
     {
         # search and evaluation
-        "minposfrac", "depth", "m", "openlist", "lookahead", "mingain", "moves", "tries",
+        "minposfrac", "m", "openlist", "lookahead", "mingain", "moves", "tries",
         "rls_type", "rrr_cutoff", "max_restarts", "refine", "newvars", "language", "splitvars",
         "resample", "samplesize", "subsample", "subsamplesize", "uniform_sample", "good",
         "goodfile", "gsamplesize", "typeoverlap", "confidence", "condition", "proof_strategy",
@@ -134,8 +136,9 @@ UNUSED_SETTINGS: frozenset[str] = frozenset(
     }
 )  # fmt: skip
 """Aleph settings ilpkit knows but never reads (``m`` and ``openlist`` are the options
-``scorer.m`` and ``search.openlist``; ``depth`` and ``prooftime`` are ``backend.step_limit``
-and ``backend.timeout``)."""
+``scorer.m`` and ``search.openlist``; ``prooftime`` is ``backend.timeout``).  ``depth``
+bounds the proofs of recursive clauses only; elsewhere it is unused too (``backend.
+step_limit`` bounds proofs): :func:`unused_settings` adds it then."""
 
 
 QUIET_SETTINGS: frozenset[str] = frozenset({"verbosity", "print"})
@@ -144,11 +147,19 @@ QUIET_SETTINGS: frozenset[str] = frozenset({"verbosity", "print"})
 
 
 def unused_settings(
-    task: Task, *, takes_search: bool = True, takes_scorer: bool = True
+    task: Task, *, takes_search: bool = True, takes_scorer: bool = True, recursion: bool = True
 ) -> list[str]:
     """The settings ``task`` sets that change nothing: those ilpkit never reads, and
-    ``search``/``evalfn`` for a learner that runs its own search/scorer."""
+    ``search``/``evalfn`` for a learner that runs its own search/scorer. ``depth`` bounds
+    the proofs of recursive clauses (:mod:`ilpkit.core.recursion`): it is used when the
+    determinations allow the target in its own bodies and ``recursion`` (the learner
+    learns recursive clauses)."""
     unused = set(UNUSED_SETTINGS)
+    targets = {m.indicator for m in task.bias.modeh} & {
+        indicator(a) for a in task.examples.atoms
+    }  # mode/2 makes every mode a modeh: the examples' predicates are the targets
+    if not (recursion and any(recursive_bias(task.bias, t) for t in targets)):
+        unused.add("depth")
     if not takes_search:
         unused.add("search")
     if not takes_scorer:
@@ -164,7 +175,12 @@ def unused_settings_warning(task: Task, learner: str | None = None) -> str | Non
 
         caps = learner_capabilities(learner)
         takes_search, takes_scorer = caps.takes_search, caps.takes_scorer
-    names = unused_settings(task, takes_search=takes_search, takes_scorer=takes_scorer)
+    names = unused_settings(
+        task,
+        takes_search=takes_search,
+        takes_scorer=takes_scorer,
+        recursion=learner is None or learner == "aleph",
+    )
     if learner is not None:  # Aleph's trace volume: ilpkit has --quiet; data check lists it
         names = [n for n in names if n not in QUIET_SETTINGS]
     if not names:

@@ -29,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
+from ilpkit.core.bottom import saturate
 from ilpkit.core.coverage import Counts, Coverage
 from ilpkit.core.learner import (
     MODEL_FORMAT_VERSION,
@@ -40,11 +41,12 @@ from ilpkit.core.learner import (
     rule_stats,
     subset_weighting,
 )
-from ilpkit.core.limits import coverage_within_limits
+from ilpkit.core.limits import coverage_within_limits, note_dropped
 from ilpkit.core.plugins import PluginSpec
+from ilpkit.core.recursion import ExampleOracle, RecursiveCoverage, recursive_bias, theory_backend
 from ilpkit.core.search import Acceptance, Evaluated, SearchContext, time_is_up
 from ilpkit.core.task import NEG, POS, Task
-from ilpkit.prolog.terms import Clause
+from ilpkit.prolog.terms import Clause, indicator
 
 
 class TheoryOptions(BaseModel):
@@ -93,6 +95,13 @@ class TheoryOptions(BaseModel):
         "training positive (Aleph's discontinue_search; not with explore or the posonly "
         "scorer, as in Aleph).",
     )
+    recursion: bool = Field(
+        default=False,
+        description="When the determinations allow the target in its own clauses' bodies: "
+        "saturation answers its calls from the other positives and coverage proves them "
+        "with the clause and the theory so far, at most Aleph's depth setting deep, as "
+        "Aleph does (docs/aleph-compatibility.md); false: the background answers them.",
+    )
     min_tune_pos: int = Field(
         default=0,
         ge=0,
@@ -135,7 +144,8 @@ class TheoryModel:
     def score(
         self, backend: ClauseBackend, ids: npt.NDArray[np.int64] | None = None
     ) -> npt.NDArray[np.float64]:
-        return matches(backend, self.clauses(), ids)
+        clauses = self.clauses()
+        return matches(theory_backend(backend, clauses), clauses, ids)
 
     def predict(
         self, backend: ClauseBackend, ids: npt.NDArray[np.int64] | None = None, threshold: int = 1
@@ -214,6 +224,7 @@ class TheoryLearner:
         uncovered = 0
         searches = 0
         max_clauses = self.options.max_clauses
+        positive_atoms = [task.examples.atoms[i] for i in sorted(int(i) for i in positives)]
         tune_positives = _tune_positives(task, ctx, train, self.options.min_tune_pos)
         stop_at_tp = None
         if (
@@ -230,13 +241,24 @@ class TheoryLearner:
         ):
             pool = sorted(remaining)
             seed = pool[0] if self.options.seed_order == "first" else order_rng.choice(pool)
-            bottom = ctx.backend.saturate(
-                seed, depth=int(settings["i"]), order=self.options.bottom_order
-            )
+            seed_atom = task.examples.atoms[seed]
+            recursive = self.options.recursion and recursive_bias(task.bias, indicator(seed_atom))
+            if recursive:
+                # the target in the body: saturation answers its calls from the other
+                # positives, coverage proves them with the clause and the theory so far
+                oracle = ExampleOracle(ctx.backend, indicator(seed_atom), positive_atoms, seed_atom)
+                bottom = saturate(
+                    seed_atom, task.bias, oracle, int(settings["i"]), self.options.bottom_order
+                )
+                note_dropped(ctx.backend, len(bottom.dropped))
+            else:
+                bottom = ctx.backend.saturate(
+                    seed, depth=int(settings["i"]), order=self.options.bottom_order
+                )
             active = np.array(sorted(remaining | set(int(i) for i in negatives)), dtype=np.int64)
             search_ctx = _TuneCheckedSearch(
                 bottom=bottom,
-                backend=ctx.backend,
+                backend=RecursiveCoverage(ctx.backend, clauses) if recursive else ctx.backend,
                 scorer=ctx.scorer,
                 weighting=subset_weighting(task, active),
                 budget=int(settings["nodes"]),
@@ -278,7 +300,7 @@ class TheoryLearner:
             # not cover the seed under the background's evaluation (numbers/guess: seed p(3),
             # clause p(A) :- gteq(A,9)); an uncovered seed stays and seeds a later search.
             remaining -= covered
-        rules = rule_stats(task, ctx.backend, clauses, train)
+        rules = rule_stats(task, theory_backend(ctx.backend, clauses), clauses, train)
         return TheoryModel(
             rules,
             target=task.target_name,
@@ -394,6 +416,13 @@ class AlephInduceOptions(TheoryOptions):
         default=True,
         description="End a search as soon as its best clause covers every "
         "training positive, as Aleph does unless explore is set or evalfn is posonly.",
+    )
+    recursion: bool = Field(
+        default=True,
+        description="When the determinations allow the target in its own clauses' bodies, "
+        "learn recursive clauses as Aleph does: saturation answers the target's calls from "
+        "the other positives, coverage proves them with the clause and the theory so far, "
+        "at most the depth setting deep (docs/aleph-compatibility.md).",
     )
 
 
