@@ -41,13 +41,22 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from types import ModuleType
-from typing import Any, Final, Generic, Literal, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeVar, get_args, overload
 
 import pluggy
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ilpkit.core.errors import ConfigError, IlpkitError, PluginError
 from ilpkit.core.validation import issues, suggest
+
+if TYPE_CHECKING:
+    from ilpkit.core.backend import BackendProtocol
+    from ilpkit.core.combiner import Combiner
+    from ilpkit.core.executor import Executor
+    from ilpkit.core.formats import DatasetFormat
+    from ilpkit.core.learner import Learner
+    from ilpkit.core.scoring import Scorer
+    from ilpkit.core.search import SearchStrategy
 
 __all__ = [
     "BUILTIN_MODULE",
@@ -78,6 +87,8 @@ BUILTIN_MODULE: Final = "ilpkit.plugins.builtin"
 
 DISABLE_AUTOLOAD_ENV: Final = "ILPKIT_DISABLE_PLUGIN_AUTOLOAD"
 """Set this environment variable (to anything but ``""``/``0``) to skip third-party plugins."""
+
+_Options = Mapping[str, Any] | BaseModel | None
 
 PluginKind = Literal[
     "backend", "search", "scorer", "learner", "combiner", "executor", "format", "kernel"
@@ -438,12 +449,33 @@ class PluginManager:
                     lines.append(f"{prefix}: options: {issue.message}")
             raise ConfigError("\n".join(lines)) from None
 
+    @overload
     def make(
-        self, kind: PluginKind, name: str, options: Mapping[str, Any] | BaseModel | None = None
-    ) -> Any:
+        self, kind: Literal["backend"], name: str, options: _Options = None
+    ) -> BackendProtocol: ...
+    @overload
+    def make(
+        self, kind: Literal["search"], name: str, options: _Options = None
+    ) -> SearchStrategy: ...
+    @overload
+    def make(self, kind: Literal["scorer"], name: str, options: _Options = None) -> Scorer: ...
+    @overload
+    def make(self, kind: Literal["learner"], name: str, options: _Options = None) -> Learner: ...
+    @overload
+    def make(self, kind: Literal["combiner"], name: str, options: _Options = None) -> Combiner: ...
+    @overload
+    def make(self, kind: Literal["executor"], name: str, options: _Options = None) -> Executor: ...
+    @overload
+    def make(
+        self, kind: Literal["format"], name: str, options: _Options = None
+    ) -> DatasetFormat: ...
+    @overload
+    def make(self, kind: PluginKind, name: str, options: _Options = None) -> Any: ...
+    def make(self, kind: PluginKind, name: str, options: _Options = None) -> Any:
         """Build plugin ``name`` of ``kind`` from ``options`` (validated first).
 
-        The result is what :data:`KIND_CONTRACTS` promises for ``kind``.
+        The result is what :data:`KIND_CONTRACTS` promises for ``kind``, and is typed so
+        for the core kinds (a ``kernel``, a kind GleanerSRL adds, is ``Any``).
         """
         spec = self.get(kind, name)
         return spec.factory(self.validate_options(kind, name, options))
