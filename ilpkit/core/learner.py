@@ -193,6 +193,9 @@ class LearnerCapabilities:
     default_combiner: str | None = None
     """The combiner used where the user named none (None: the learner's own combination,
     the published method's)."""
+    splits_trees: bool = False
+    """It grows classification trees with its own split heuristic, so the data's Aleph
+    ``evalfn=entropy``/``gini`` (tree evalfns) ask for no scorer of it."""
     quick_options: Mapping[str, Any] = field(default_factory=dict)
     """Options for a small, fast fit (few seeds, members or rounds), used by
     :func:`ilpkit.testing.check_learner`."""

@@ -248,15 +248,16 @@ def run_config(
 # --------------------------------------------------------------------------------------------
 
 
-def data_default(kind: str, task: Task, learner: str | None = None) -> str:
+def data_default(kind: str, task: Task, caps: LearnerCapabilities | None = None) -> str:
     """The search or scorer the data's Aleph settings ask for (``search``, ``evalfn``).
 
-    ``evalfn=entropy``/``gini`` (Aleph's trees) need no scorer for ``learner`` ``tilde``,
-    which runs its own split heuristic (``coverage`` is named, and not used)."""
+    ``evalfn=entropy``/``gini`` (Aleph's trees) need no scorer for a learner that grows
+    trees with its own split heuristic (``caps.splits_trees``: ``coverage`` is named, and
+    not used)."""
     setting, table = _SETTING[kind]
     value = str(task.bias.settings[setting])
     if value not in table:
-        if kind == "scorer" and value in TREE_EVALFNS and learner == "tilde":
+        if kind == "scorer" and value in TREE_EVALFNS and caps is not None and caps.splits_trees:
             return "coverage"
         why = f" ({EVALFN_REASONS[value]})" if kind == "scorer" and value in EVALFN_REASONS else ""
         raise ConfigError(
@@ -318,7 +319,7 @@ def resolve(
         if prescribed is not None:
             name = prescribed
         elif task is not None:
-            name = data_default(kind, task, learner.name)
+            name = data_default(kind, task, caps)
         else:
             raise ConfigError(
                 f"{where}: {kind} is auto and learner {learner.name!r} prescribes none; "

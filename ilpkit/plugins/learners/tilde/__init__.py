@@ -202,6 +202,7 @@ class TildeLearner:
     capabilities: ClassVar[LearnerCapabilities] = LearnerCapabilities(
         takes_search=False,
         takes_scorer=False,
+        splits_trees=True,
         quick_options={"max_depth": 2, "max_refinements": 200},
     )
 
