@@ -14,6 +14,9 @@ a clause covering only the seed, or fewer positives than negatives plus one, is 
 the seed's score is the search's ``incumbent`` from the start, so it prunes as in Aleph.
 ``bottom_order="aleph"`` saturates in Aleph's literal order (with the ``bf`` search's
 ``operator="aleph"`` the searches are Aleph's, ties included: benchmarks/README.md).
+``recursion`` learns clauses that call their own head predicate (:mod:`ilpkit.core.
+recursion`) and ``lazy_evaluation`` computes the constants of ``lazy_evaluate/1`` literals
+from the examples (:mod:`ilpkit.core.lazy`), as Aleph does; both are on for ``aleph``.
 
 Clause scores during each search count the positives not yet covered and all negatives, as
 Aleph does.  The model's score for an example is the number of its rules that cover it, so
@@ -31,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ilpkit.core.bottom import saturate
 from ilpkit.core.coverage import Counts, Coverage
+from ilpkit.core.lazy import declared, lazy_bottom
 from ilpkit.core.learner import (
     MODEL_FORMAT_VERSION,
     ClauseBackend,
@@ -101,6 +105,12 @@ class TheoryOptions(BaseModel):
         "saturation answers its calls from the other positives and coverage proves them "
         "with the clause and the theory so far, at most Aleph's depth setting deep, as "
         "Aleph does (docs/aleph-compatibility.md); false: the background answers them.",
+    )
+    lazy_evaluation: bool = Field(
+        default=False,
+        description="Compute the constants of literals of predicates declared "
+        "lazy_evaluate/1 from the examples' bindings, as Aleph does "
+        "(docs/aleph-compatibility.md); false: keep the constants saturation found.",
     )
     min_tune_pos: int = Field(
         default=0,
@@ -225,6 +235,9 @@ class TheoryLearner:
         searches = 0
         max_clauses = self.options.max_clauses
         positive_atoms = [task.examples.atoms[i] for i in sorted(int(i) for i in positives)]
+        lazy = declared(task, "lazy_evaluate") if self.options.lazy_evaluation else frozenset()
+        positive_only = declared(task, "positive_only")
+        negative_ids = sorted(int(i) for i in negatives)
         tune_positives = _tune_positives(task, ctx, train, self.options.min_tune_pos)
         stop_at_tp = None
         if (
@@ -254,6 +267,16 @@ class TheoryLearner:
             else:
                 bottom = ctx.backend.saturate(
                     seed, depth=int(settings["i"]), order=self.options.bottom_order
+                )
+            if lazy:
+                bottom = lazy_bottom(
+                    bottom,
+                    ctx.backend,
+                    task.examples.atoms,
+                    sorted(remaining),
+                    negative_ids,
+                    lazy,
+                    positive_only,
                 )
             active = np.array(sorted(remaining | set(int(i) for i in negatives)), dtype=np.int64)
             search_ctx = _TuneCheckedSearch(
@@ -416,6 +439,12 @@ class AlephInduceOptions(TheoryOptions):
         default=True,
         description="End a search as soon as its best clause covers every "
         "training positive, as Aleph does unless explore is set or evalfn is posonly.",
+    )
+    lazy_evaluation: bool = Field(
+        default=True,
+        description="Compute the constants of literals of predicates declared "
+        "lazy_evaluate/1 (positive_only/1: from the positives alone) from the examples' "
+        "bindings, as Aleph does (docs/aleph-compatibility.md).",
     )
     recursion: bool = Field(
         default=True,
