@@ -55,7 +55,8 @@ LIMIT_BALLS: Final = (
 )
 """The balls no ``catch/3`` of the data may catch: ilpkit's limits, resource errors,
 SWI-Prolog's inference and time limits, and its abort (``'$aborted'``; ``unwind(_)`` from
-9.3 on).  ``ilpkit_is_limit/1`` in the server lists the same."""
+9.3 on).  ``ilpkit_is_limit/1`` in the server lists the same, and an engine's own timer ball
+(YAP's ``timeout``: its prelude's ``ilpkit_engine_limit_ball/1``)."""
 
 
 def rewrite_goal(goal: Term, added: int = 0) -> Term:

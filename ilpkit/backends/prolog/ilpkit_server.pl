@@ -17,6 +17,8 @@
         ilpkit_format_atom(+Format, +Args, -Atom)        format/2 into an atom
         ilpkit_compat(-Name/Arity, -Clauses)  definitions the native engine has and this
                                               engine lacks (added when still undefined)
+        ilpkit_engine_limit_ball(+Ball)       Ball is the engine's own limit (its timer's),
+                                              which the data's catch/3 must not catch
 
     and optionally ilpkit_upper_aborts(+Text) with ilpkit_wide_upper(+Pred, +Text, -Upper):
     upcase_atom/2 or string_upper/2 would abort the engine on Text, convert it another way;
@@ -294,10 +296,14 @@ ilpkit_recover(Ball, Catcher, Recovery) :-
 % ilpkit_is_limit(+Ball): Ball stops a query for a limit (never caught by the data): ilpkit's
 % own, a resource error (a full stack; the native engine's integer bound), SWI-Prolog's
 % inference and time limits and its abort ('$aborted', from 9.3 unwind(_)).  The same set as
-% LIMIT_BALLS in guarded.py and the native engine's catch/3.
+% LIMIT_BALLS in guarded.py and the native engine's catch/3; and the engine's own timer ball
+% (the hook ilpkit_engine_limit_ball/1: YAP's timeout).
 ilpkit_is_limit(Ball) :-
     nonvar(Ball),
     ilpkit_limit_ball(Ball), !.
+ilpkit_is_limit(Ball) :-
+    nonvar(Ball),
+    ilpkit_engine_limit_ball(Ball), !.
 
 ilpkit_limit_ball(ilpkit_limit(_)).
 ilpkit_limit_ball(error(Formal, _)) :-

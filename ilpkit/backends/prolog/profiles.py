@@ -285,6 +285,9 @@ ilpkit_format_atom(Format, Args, Atom) :-
 
 ilpkit_compat(_, _) :- fail.
 
+% SWI-Prolog's limits are all in the server's ilpkit_limit_ball/1.
+ilpkit_engine_limit_ball(_) :- fail.
+
 % SWI-Prolog 9.0 (Debian 12's 9.0.4) aborts the whole process -- with pyswip, the Python host
 % (exit 134) -- when upcase_atom/2 or string_upper/2 meets text it holds as Latin-1 with a
 % character whose upper case is not Latin-1 (U+00B5 micro sign, U+00FF y with diaeresis):
@@ -589,6 +592,9 @@ ilpkit_declare_dynamic(Name, Arity) :-
 % backend bounds the process's address space.
 ilpkit_set_memory_limit(_).
 
+% No timer inside GNU Prolog (the backend kills the engine).
+ilpkit_engine_limit_ball(_) :- fail.
+
 ilpkit_counter_set(V) :- g_assign(ilpkit_counter, V).
 ilpkit_counter_get(V) :- g_read(ilpkit_counter, V).
 
@@ -649,6 +655,9 @@ ilpkit_open_source(File, Stream) :-
 
 ilpkit_call_time_limited(Goal, none) :- !,
     once(Goal).
+% YAP 8.0.2's time_out/3 arms alarm/4 and leaves the expiry to the default sig_alarm handler
+% (pl/signals.yap), which throws the atom timeout through the goal; time_out/3 does not catch
+% it, so Result is never time_out there (its documentation says otherwise; both are handled).
 ilpkit_call_time_limited(Goal, Secs) :-
     Ms is max(1, integer(Secs * 1000)),
     catch(time_out(Goal, Ms, Result), timeout, Result = time_out),
@@ -656,6 +665,10 @@ ilpkit_call_time_limited(Goal, Secs) :-
     ->  throw(ilpkit_limit(time(Secs)))
     ;   true
     ).
+
+% The timer's ball is a limit: a catch/3 of the data (p(X) :- catch(spin, _, p(X))) would
+% otherwise catch it and run on, with no timer left.
+ilpkit_engine_limit_ball(timeout).
 
 ilpkit_call_step_limited(Goal, _) :-
     call(Goal), !.
