@@ -69,6 +69,13 @@ from ilpkit.prolog.terms import (
 class NativeOptions(BackendOptions):
     """Options of the native backend."""
 
+    step_limit: int | None = Field(
+        default=1_000_000,
+        ge=1,
+        description="Resolution steps allowed per query of a rule-defined predicate; None = "
+        "unlimited. Lower than the Prolog engines' 10000000: native takes about 150,000 steps "
+        "a second, so a loop (spin :- spin) stops in seconds, not minutes.",
+    )
     cache_mb: float = Field(
         default=512.0, ge=0, description="Memory for cached binding tables of parent clauses (MB)."
     )

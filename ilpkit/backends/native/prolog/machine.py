@@ -167,15 +167,15 @@ class _Machine:
         why = f" ({what})" if what else ""
         return ResourceLimitExceeded(
             f"the query {self.query()} exceeded the limit of {self.step_limit:,} "
-            f"resolution steps{why}{self._where(instr)}; raise the step limit or look for "
-            "infinite recursion"
+            f"resolution steps{why}{self._where(instr)}; raise backend.step_limit (--set "
+            "backend.step_limit=N) or look for infinite recursion"
         )
 
     def _over_time(self, instr: Any, what: str = "") -> ResourceLimitExceeded:
         why = f" ({what})" if what else ""
         return ResourceLimitExceeded(
             f"the query {self.query()} exceeded the time limit of "
-            f"{self.eng.time_limit} s{why}{self._where(instr)}"
+            f"{self.eng.time_limit} s{why}{self._where(instr)}; raise backend.timeout"
         )
 
     def _over_memory(self, what: str, instr: Any) -> ResourceLimitExceeded:
