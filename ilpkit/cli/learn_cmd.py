@@ -176,6 +176,7 @@ def learn(
     """Learn a model. ``--set KEY=VALUE`` overrides the data's Aleph settings
     (clauselength, nodes, i, minpos, ...); ``--set learner.KEY=VALUE`` (and search., scorer.,
     combiner., backend., executor.) sets plugin options."""
+    from ilpkit.core.degenerate import repeated_rules_note
     from ilpkit.core.learner import EMPTY_THEORY, Recorded
     from ilpkit.experiment.api import learn as learn_model
 
@@ -215,6 +216,9 @@ def learn(
         typer.secho(f"warning: {stopped}", fg=typer.colors.YELLOW, err=True)
     if not model.rules():
         typer.secho(f"warning: {EMPTY_THEORY}", fg=typer.colors.YELLOW, err=True)
+    repeated = repeated_rules_note(model.rules())
+    if repeated is not None:
+        typer.secho(f"warning: {repeated}", fg=typer.colors.YELLOW, err=True)
     if quiet:
         return
     used = model.info if isinstance(model, Recorded) else {}

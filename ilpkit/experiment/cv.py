@@ -121,6 +121,10 @@ class UnitResult:
     n_rules: int | None = None
     """Rules of the unit's model (0: the theory is empty; None: a run from before this was
     recorded)."""
+    predicted_positive: int | None = None
+    """Test examples the model predicted positive (equal to ``n_test`` or 0: one class for
+    all, :func:`ilpkit.core.degenerate.one_class`; None: a run from before this was
+    recorded)."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -344,7 +348,7 @@ def run_unit(unit: Unit, members: Any = None) -> UnitResult:
     model: Model = learner.fit(task, ctx)
     labels = (task.examples.labels[labelled] == POS).astype(np.int64)
     scores = model.score(backend, labelled)
-    metrics = evaluate(model, backend, labelled, labels, scores)
+    metrics, predicted = _evaluate(model, backend, labelled, labels, scores)
     curve = []
     for budget in config.cv.curve:
         snapshot = model.at_budget(budget) if isinstance(model, Snapshots) else None
@@ -372,6 +376,7 @@ def run_unit(unit: Unit, members: Any = None) -> UnitResult:
         seconds=time.perf_counter() - started,
         model=model.to_json(),
         n_rules=len(model.rules()),
+        predicted_positive=int(predicted.sum()),
         limits_exceeded=limits_exceeded(backend) - limits_before,
         goals_dropped=goals_dropped(backend) - dropped_before,
         engine=engine_record(backend),
@@ -408,6 +413,17 @@ def evaluate(
 ) -> dict[str, float]:
     """AURPC, AUROC, and F1/accuracy of the model's own classification (plus MCE with
     probabilities) on the examples ``ids``."""
+    return _evaluate(model, backend, ids, labels, scores)[0]
+
+
+def _evaluate(
+    model: Model,
+    backend: Any,
+    ids: npt.NDArray[np.int64],
+    labels: npt.NDArray[np.int64],
+    scores: npt.NDArray[np.float64],
+) -> tuple[dict[str, float], npt.NDArray[np.bool_]]:
+    """:func:`evaluate`'s metrics and the model's predictions they came from."""
     metrics = _ranking_metrics(scores, labels)
     metrics.update(_point_metrics(model, backend, ids, labels))
     predicted = np.asarray(model.predict(backend, ids), dtype=bool)
@@ -421,7 +437,7 @@ def evaluate(
         probs = np.asarray(model.predict_proba(backend, ids), dtype=np.float64)
         floor = float(getattr(model, "probability_floor", PROBABILITY_FLOOR))
         metrics["mce"] = mean_cross_entropy(probs, labels, floor)
-    return metrics
+    return metrics, predicted
 
 
 def _point_metrics(

@@ -57,6 +57,18 @@ def empty_theories_note(results: dict[str, Any]) -> str | None:
     return f"{EMPTY_THEORY}; in {len(empty)} of {results['n_units']} units ({shown})"
 
 
+def one_class_note(results: dict[str, Any]) -> str | None:
+    """The line naming a run's units (with rules) that predicted one class for every test
+    example, or None."""
+    from ilpkit.core.degenerate import ONE_CLASS
+
+    units = results.get("one_class") or []
+    if not units:
+        return None
+    shown = ", ".join(units[:5]) + (" ..." if len(units) > 5 else "")
+    return f"{ONE_CLASS}; in {len(units)} of {results['n_units']} units ({shown})"
+
+
 def write_report(run: RunDirectory, results: dict[str, Any]) -> Path:
     """Write ``report.md`` and the plots of one run; returns the report's path."""
 
@@ -81,6 +93,9 @@ def write_report(run: RunDirectory, results: dict[str, Any]) -> Path:
     empty = empty_theories_note(results)
     if empty is not None:
         lines += [f"**Warning: {empty}.**", ""]
+    single = one_class_note(results)
+    if single is not None:
+        lines += [f"**Warning: {single}.**", ""]
     lines += [
         "| metric | value |",
         "| --- | --- |",

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ilpkit.core import lifecycle
+from ilpkit.core.degenerate import one_class
 from ilpkit.core.errors import ConfigError, IlpkitError
 from ilpkit.core.executor import Executor, WorkerLost, runs_in_process
 from ilpkit.core.outpaths import check_output_dir
@@ -288,6 +289,11 @@ def collect(run: RunDirectory, units: Sequence[Unit]) -> dict[str, Any]:
         "goals_dropped": sum(u.goals_dropped for u in loaded),
         "engines": _engines(loaded),
         "empty_theories": [u.key for u in loaded if u.n_rules == 0],
+        "one_class": [
+            u.key
+            for u in loaded
+            if u.n_rules != 0 and one_class(u.predicted_positive, u.n_test) is not None
+        ],
         "summary": {k: {"mean": v.mean, "std": v.std, "n": v.n} for k, v in summary.items()},
         "units": [
             {

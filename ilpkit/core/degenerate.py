@@ -1,0 +1,61 @@
+"""Degenerate results said out loud (issue 33): a model that runs and scores, but whose
+numbers mean less than they seem.
+
+The empty theory is :data:`ilpkit.core.learner.EMPTY_THEORY`; here are the others that the
+command line and report.md name where they appear:
+
+* every test example of a unit predicted one class -- F1 and accuracy then only restate the
+  class balance (a body-less rule such as ``eastbound(A).`` covers every example);
+* rules that repeat an earlier rule -- boosting rounds that add nothing (RankBoost on trains
+  chose ``eastbound(A).`` in all 100 rounds).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from ilpkit.core.learner import Rule
+
+ONE_CLASS: Final = (
+    "every test example was predicted one class, so F1 and accuracy only restate the class balance"
+)
+"""What cv and report.md say of units whose predictions are all positive or all negative."""
+
+
+def one_class(predicted_positive: int | None, n_test: int) -> str | None:
+    """``"positive"`` or ``"negative"`` when all of a unit's ``n_test`` (at least 2) test
+    examples were predicted that class, else None (None counts: a run from before they were
+    recorded)."""
+    if predicted_positive is None or n_test < 2:
+        return None
+    if predicted_positive == n_test:
+        return "positive"
+    if predicted_positive == 0:
+        return "negative"
+    return None
+
+
+def repeated_rules(rules: Sequence[Rule]) -> int:
+    """How many rules repeat an earlier rule's clause (same clause up to variable names)."""
+    seen: set[str] = set()
+    repeats = 0
+    for rule in rules:
+        key = str(rule.clause.canonical())
+        if key in seen:
+            repeats += 1
+        seen.add(key)
+    return repeats
+
+
+def repeated_rules_note(rules: Sequence[Rule]) -> str | None:
+    """The line learn prints when rules repeat earlier ones (boosting rounds that add
+    nothing), or None."""
+    repeats = repeated_rules(rules)
+    if not repeats:
+        return None
+    distinct = len(rules) - repeats
+    return (
+        f"{repeats:,} of the {len(rules):,} rules repeat an earlier rule ({distinct:,} distinct): "
+        "rounds that added nothing new"
+    )

@@ -1,0 +1,72 @@
+"""Degenerate results named where they appear (issue 33): units that predicted one class for
+every test example (cv line, report.md, results.json) and rules that repeat earlier ones
+(learn). RankBoost on trains picks ``eastbound(A).`` -- a rule covering all 10 trains --
+in every round, so each test fold is predicted all positive and 99 of its 100 rules add
+nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ilpkit.cli.main import app
+from ilpkit.core.degenerate import one_class, repeated_rules
+from ilpkit.core.learner import Rule
+from ilpkit.prolog.reader import PrologReader
+from ilpkit.prolog.terms import Clause
+
+runner = CliRunner()
+ONE_CLASS = "every test example was predicted one class"
+
+
+def _rule(text: str) -> Rule:
+    return Rule(Clause.from_term(PrologReader().read_term(text)))
+
+
+def test_one_class_by_hand() -> None:
+    assert one_class(5, 5) == "positive"
+    assert one_class(0, 5) == "negative"
+    assert one_class(3, 5) is None
+    assert one_class(1, 1) is None  # one example is always one class
+    assert one_class(None, 5) is None  # a unit recorded before the count was kept
+
+
+def test_repeated_rules_count_clauses_equal_up_to_variable_names() -> None:
+    rules = [_rule("p(A) :- q(A, B)"), _rule("p(X) :- q(X, Y)"), _rule("p(A)"), _rule("p(B)")]
+    assert repeated_rules(rules) == 2
+    assert repeated_rules([_rule("p(A) :- q(A, B)"), _rule("p(A) :- q(B, A)")]) == 0
+
+
+def test_cv_and_report_name_units_that_predict_one_class(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    args = ["cv", "trains", "--learner", "rankboost", "--folds", "2", "--out", str(out)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert f"warning: {ONE_CLASS}" in result.output
+    assert "in 2 of 2 units (r0-f0, r0-f1)" in result.output
+    assert ONE_CLASS in (out / "report.md").read_text()
+    assert json.loads((out / "results.json").read_text())["one_class"] == ["r0-f0", "r0-f1"]
+
+
+def test_a_run_that_separates_the_classes_is_not_called_one_class(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    result = runner.invoke(app, ["cv", "trains", "--folds", "2", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert ONE_CLASS not in result.output
+    assert json.loads((out / "results.json").read_text())["one_class"] == []
+
+
+@pytest.mark.parametrize(
+    ("learner", "said"),
+    [("rankboost", "99 of the 100 rules repeat an earlier rule (1 distinct)"), ("theory", None)],
+)
+def test_learn_names_rules_that_repeat_earlier_ones(learner: str, said: str | None) -> None:
+    result = runner.invoke(app, ["learn", "trains", "--learner", learner])
+    assert result.exit_code == 0, result.output
+    if said is None:
+        assert "repeat an earlier rule" not in result.output
+    else:
+        assert f"warning: {said}: rounds that added nothing new" in result.output
