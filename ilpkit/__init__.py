@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ilpkit.core.errors import IlpkitError
 
 if TYPE_CHECKING:
-    from ilpkit.core.task import Task
-    from ilpkit.experiment.api import cv, explain, learn, predict, run
+    from ilpkit.experiment.api import cv, explain, learn, load_task, predict, run
     from ilpkit.experiment.estimator import ILPEstimator
 
 __version__ = "0.1.0"
@@ -32,33 +31,8 @@ __all__ = [
 ]
 
 
-def load_task(
-    path: str,
-    data_format: str = "auto",
-    stem: str | None = None,
-    *,
-    strict: bool = False,
-    trust_data: bool = False,
-) -> Task:
-    """Read a dataset: a folder, a file stem, or the name of a bundled dataset.
-
-    The data may only make ilpkit read files inside its folder (symbolic links resolved);
-    ``trust_data=True`` (``--trust-data``) lets it read files anywhere. ``strict`` refuses
-    clauses with a syntax error instead of skipping them; skipped ones are a ``UserWarning``
-    (their count and the first one's place)."""
-    from ilpkit.core.bias_check import warn_skipped_clauses
-    from ilpkit.core.formats import load_task as _load
-    from ilpkit.datasets import resolve_data_path
-
-    task = _load(
-        resolve_data_path(path), format=data_format, stem=stem, strict=strict, trust_data=trust_data
-    )
-    warn_skipped_clauses(task)  # a skipped clause changes what is learnt: said, not hidden
-    return task
-
-
 def __getattr__(name: str) -> Any:
-    if name in ("cv", "run", "learn", "predict", "explain"):
+    if name in ("cv", "run", "learn", "predict", "explain", "load_task"):
         from ilpkit.experiment import api
 
         return getattr(api, name)

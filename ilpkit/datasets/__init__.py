@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ilpkit.core.errors import DataError
+from ilpkit.core.paths import plain_path as plain_path  # re-exported
 
 ROOT = Path(__file__).resolve().parent
 
@@ -25,17 +26,6 @@ def bundled_path(name: str) -> Path:
         hint = f" Did you mean {close[0]!r}?" if close else ""
         raise DataError(f"no bundled dataset {name!r}.{hint} Bundled: {', '.join(sorted(BUNDLED))}")
     return ROOT / name
-
-
-def plain_path(text: str | Path) -> Path:
-    """``text`` as a path with a name: one ending in ``.`` or ``..`` (``ilpkit learn .`` in a
-    data folder) made absolute, without resolving links; any other path as given."""
-    import os
-
-    path = Path(text)
-    if path.name in ("", ".."):
-        return Path(os.path.abspath(path))
-    return path
 
 
 def resolve_data_path(text: str) -> Path:

@@ -30,7 +30,7 @@ from ilpkit.core.task import NEG, POS, Task
 from ilpkit.experiment.config import RunConfig, load_config
 from ilpkit.experiment.provenance import engine_record
 
-__all__ = ["Predictions", "cv", "explain", "learn", "predict", "run"]
+__all__ = ["Predictions", "cv", "explain", "learn", "load_task", "predict", "run"]
 
 
 def run(
@@ -319,6 +319,31 @@ class Predictions:
             "auroc": auroc(s, y),
             "aurpc": aurpc(pr_points_from_scores(s, y)),
         }
+
+
+def load_task(
+    path: str,
+    data_format: str = "auto",
+    stem: str | None = None,
+    *,
+    strict: bool = False,
+    trust_data: bool = False,
+) -> Task:
+    """Read a dataset: a folder, a file stem, or the name of a bundled dataset.
+
+    The data may only make ilpkit read files inside its folder (symbolic links resolved);
+    ``trust_data=True`` (``--trust-data``) lets it read files anywhere. ``strict`` refuses
+    clauses with a syntax error instead of skipping them; skipped ones are a ``UserWarning``
+    (their count and the first one's place)."""
+    from ilpkit.core.bias_check import warn_skipped_clauses
+    from ilpkit.core.formats import load_task as _load
+    from ilpkit.datasets import resolve_data_path
+
+    task = _load(
+        resolve_data_path(path), format=data_format, stem=stem, strict=strict, trust_data=trust_data
+    )
+    warn_skipped_clauses(task)  # a skipped clause changes what is learnt: said, not hidden
+    return task
 
 
 def _model(model: Model | str | Path) -> Model:

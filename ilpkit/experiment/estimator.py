@@ -318,7 +318,7 @@ _BOUND: dict[str, Task] = {}
 def _load_bound(name: str) -> Task:
     """A bound dataset read once per process (clones and folds share it; fits copy labels)."""
     if name not in _BOUND:
-        from ilpkit import load_task
+        from ilpkit.experiment.api import load_task
 
         _BOUND[name] = load_task(name)
     return _BOUND[name]

@@ -116,7 +116,7 @@ def load_task(
     """
     from ilpkit.core.formats.confine import check_settings, data_folder
     from ilpkit.core.formats.source import STRICT
-    from ilpkit.datasets import plain_path
+    from ilpkit.core.paths import plain_path
 
     p = path = plain_path(path)
     if not p.name:  # "/": no format can name a task after it, and no data lives there
