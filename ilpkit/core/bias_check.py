@@ -27,7 +27,6 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ilpkit.core.bias import Mode
-from ilpkit.core.recursion import recursive_bias
 from ilpkit.prolog.terms import indicator
 
 if TYPE_CHECKING:
@@ -154,6 +153,8 @@ def unused_settings(
     the proofs of recursive clauses (:mod:`ilpkit.core.recursion`): it is used when the
     determinations allow the target in its own bodies and ``recursion`` (the learner
     learns recursive clauses)."""
+    from ilpkit.core.recursion import recursive_bias  # numpy: not at the CLI's start-up
+
     unused = set(UNUSED_SETTINGS)
     targets = {m.indicator for m in task.bias.modeh} & {
         indicator(a) for a in task.examples.atoms
