@@ -70,3 +70,35 @@ def test_learn_names_rules_that_repeat_earlier_ones(learner: str, said: str | No
         assert "repeat an earlier rule" not in result.output
     else:
         assert f"warning: {said}: rounds that added nothing new" in result.output
+
+
+def test_covers_everything_by_hand() -> None:
+    from ilpkit.core.degenerate import covers_everything
+
+    assert covers_everything(_rule("p(A, B)").clause)
+    assert not covers_everything(_rule("p(A, A)").clause)  # only examples with equal arguments
+    assert not covers_everything(_rule("p(a, B)").clause)
+    assert not covers_everything(_rule("p(A, B) :- q(A)").clause)
+
+
+@pytest.mark.parametrize("learner", ["tilde", "rankboost"])
+def test_learn_names_a_model_whose_rules_cover_everything(learner: str) -> None:
+    """TILDE without lookahead on trains is a tree of one leaf, ``eastbound(V0).``."""
+    result = runner.invoke(app, ["learn", "trains", "--learner", learner, "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert "warning: every rule covers every example (eastbound(" in result.output
+
+
+def test_a_model_with_bodies_is_not_said_to_cover_everything() -> None:
+    result = runner.invoke(app, ["learn", "trains", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert "covers every example" not in result.output
+
+
+def test_explain_names_a_model_whose_rules_cover_everything(tmp_path: Path) -> None:
+    model = tmp_path / "tilde.json"
+    result = runner.invoke(app, ["learn", "trains", "--learner", "tilde", "-q", "-o", str(model)])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["explain", str(model)])
+    assert result.exit_code == 0, result.output
+    assert "warning: every rule covers every example (eastbound(" in result.output

@@ -176,8 +176,7 @@ def learn(
     """Learn a model. ``--set KEY=VALUE`` overrides the data's Aleph settings
     (clauselength, nodes, i, minpos, ...); ``--set learner.KEY=VALUE`` (and search., scorer.,
     combiner., backend., executor.) sets plugin options."""
-    from ilpkit.core.degenerate import repeated_rules_note
-    from ilpkit.core.learner import EMPTY_THEORY, Recorded
+    from ilpkit.core.learner import Recorded
     from ilpkit.experiment.api import learn as learn_model
 
     if out is not None:
@@ -214,11 +213,7 @@ def learn(
     stopped = isinstance(model, Recorded) and model.info.get("time_limit_reached")
     if stopped:
         typer.secho(f"warning: {stopped}", fg=typer.colors.YELLOW, err=True)
-    if not model.rules():
-        typer.secho(f"warning: {EMPTY_THEORY}", fg=typer.colors.YELLOW, err=True)
-    repeated = repeated_rules_note(model.rules())
-    if repeated is not None:
-        typer.secho(f"warning: {repeated}", fg=typer.colors.YELLOW, err=True)
+    warn_degenerate(model.rules())
     if quiet:
         return
     used = model.info if isinstance(model, Recorded) else {}
@@ -301,6 +296,18 @@ def predict(
         )
 
 
+def warn_degenerate(rules: list[Rule]) -> None:
+    """Name a degenerate model on stderr (learn, explain): an empty theory, rules that all
+    cover every example, rules that repeat earlier ones (:mod:`ilpkit.core.degenerate`)."""
+    from ilpkit.core.degenerate import covers_everything_note, repeated_rules_note
+    from ilpkit.core.learner import EMPTY_THEORY
+
+    notes = [EMPTY_THEORY] if not rules else []
+    notes += [n for n in (covers_everything_note(rules), repeated_rules_note(rules)) if n]
+    for note in notes:
+        typer.secho(f"warning: {note}", fg=typer.colors.YELLOW, err=True)
+
+
 def explain(
     model_path: Annotated[Path, typer.Argument(help="Model JSON written by `ilpkit learn`.")],
     path: Annotated[
@@ -319,6 +326,7 @@ def explain(
     from ilpkit.experiment.api import explain as explain_rules
 
     model = load_model(model_path)
+    warn_degenerate(model.rules())
     title = f"{model.learner} model {model_path} (training counts)"
     if isinstance(model, SelfExplaining) and path is None and not json_output:
         # an ensemble that explains itself (boosting: weak hypotheses ordered by alpha)

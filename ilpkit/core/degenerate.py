@@ -7,7 +7,9 @@ command line and report.md name where they appear:
 * every test example of a unit predicted one class -- F1 and accuracy then only restate the
   class balance (a body-less rule such as ``eastbound(A).`` covers every example);
 * rules that repeat an earlier rule -- boosting rounds that add nothing (RankBoost on trains
-  chose ``eastbound(A).`` in all 100 rounds).
+  chose ``eastbound(A).`` in all 100 rounds);
+* a model whose every rule covers every example (no body, distinct variables in the head):
+  TILDE's tree of one leaf, Aleph's ``eastbound(A).`` when the negatives are missing.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from ilpkit.core.learner import Rule
+from ilpkit.prolog.terms import Clause, Struct, Var
 
 ONE_CLASS: Final = (
     "every test example was predicted one class, so F1 and accuracy only restate the class balance"
@@ -58,4 +61,24 @@ def repeated_rules_note(rules: Sequence[Rule]) -> str | None:
     return (
         f"{repeats:,} of the {len(rules):,} rules repeat an earlier rule ({distinct:,} distinct): "
         "rounds that added nothing new"
+    )
+
+
+def covers_everything(clause: Clause) -> bool:
+    """Whether ``clause`` covers every example of its target: no body, and a head whose
+    arguments are distinct variables."""
+    if clause.body:
+        return False
+    args = clause.head.args if type(clause.head) is Struct else ()
+    return all(type(a) is Var for a in args) and len(set(args)) == len(args)
+
+
+def covers_everything_note(rules: Sequence[Rule]) -> str | None:
+    """The line learn prints when every rule covers every example, or None."""
+    if not rules or not all(covers_everything(r.clause) for r in rules):
+        return None
+    shown = str(rules[0].clause)
+    return (
+        f"every rule covers every example ({shown}), so every example gets the same answer "
+        "and the model separates nothing (a tree of one leaf, a rule with no body)"
     )
