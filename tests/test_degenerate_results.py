@@ -102,3 +102,42 @@ def test_explain_names_a_model_whose_rules_cover_everything(tmp_path: Path) -> N
     result = runner.invoke(app, ["explain", str(model)])
     assert result.exit_code == 0, result.output
     assert "warning: every rule covers every example (eastbound(" in result.output
+
+
+TICER = "TIcER's estimate of the label frequency c is at its floor"
+
+
+def test_learn_and_explain_name_ticer_at_its_floor(tmp_path: Path) -> None:
+    """trains, all labeled, 5 stratified TIcER folds of 1 positive and 1 negative: the tree
+    grows on one fold and bounds on the other 8 examples, 4 labeled; the largest subset (all
+    8) bounds c by 4/8 - 0.5 * sqrt(0.9 / (0.1 * 8)) = -0.03 < 0, so c falls back to L/T =
+    4/8 (the true c is 1)."""
+    model = tmp_path / "m.json"
+    args = ["learn", "trains", "--learner", "tilde", "--set", "learner.c=ticer", "-q"]
+    result = runner.invoke(app, [*args, "-o", str(model)])
+    assert result.exit_code == 0, result.output
+    assert f"warning: {TICER}" in result.output
+    ticer = json.loads(model.read_text())["info"]["ticer"]
+    assert (ticer["c"], ticer["at_floor"]) == (0.5, 1)
+    result = runner.invoke(app, ["explain", str(model)])
+    assert result.exit_code == 0, result.output
+    assert f"warning: {TICER}" in result.output
+
+
+def test_learn_with_a_given_c_says_nothing_of_ticer() -> None:
+    args = ["learn", "trains", "--learner", "tilde", "--set", "learner.c=0.5", "-q"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "TIcER" not in result.output
+
+
+def test_cv_and_report_count_the_units_with_ticer_at_its_floor(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    args = ["cv", "trains", "--learner", "tilde", "--pu-label-frequency", "0.8"]
+    args += ["--set", "learner.c=ticer", "--folds", "2", "--out", str(out)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "more examples per fold; in 2 of 2 units (r0-f0, r0-f1)" in result.output
+    assert TICER in (out / "report.md").read_text()
+    degenerate = json.loads((out / "results.json").read_text())["degenerate"]
+    assert [units for note, units in degenerate.items() if TICER in note] == [["r0-f0", "r0-f1"]]

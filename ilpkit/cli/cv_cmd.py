@@ -336,7 +336,7 @@ def _run(
     trust_data: bool = False,
     limit: float | None = None,
 ) -> None:
-    from ilpkit.experiment.report import empty_theories_note, one_class_note
+    from ilpkit.experiment.report import degenerate_notes
     from ilpkit.experiment.runs import run_experiment
 
     if trust_data:  # kept in the run's config.toml; resuming needs --trust-data again
@@ -358,9 +358,8 @@ def _run(
         )
     if cut is not None and cut.reached:
         _mark_time_limit(Path(out), cut.seconds)
-    for note in (empty_theories_note(results), one_class_note(results)):
-        if note is not None:
-            typer.secho(f"warning: {note}", fg=typer.colors.YELLOW, err=True)
+    for note in degenerate_notes(results):
+        typer.secho(f"warning: {note}", fg=typer.colors.YELLOW, err=True)
     if quiet:
         return
     from ilpkit.experiment.report import summary_cell

@@ -213,7 +213,7 @@ def learn(
     stopped = isinstance(model, Recorded) and model.info.get("time_limit_reached")
     if stopped:
         typer.secho(f"warning: {stopped}", fg=typer.colors.YELLOW, err=True)
-    warn_degenerate(model.rules())
+    warn_degenerate(model.rules(), model.to_json().get("info"))
     if quiet:
         return
     used = model.info if isinstance(model, Recorded) else {}
@@ -296,14 +296,20 @@ def predict(
         )
 
 
-def warn_degenerate(rules: list[Rule]) -> None:
+def warn_degenerate(rules: list[Rule], info: Any = None) -> None:
     """Name a degenerate model on stderr (learn, explain): an empty theory, rules that all
-    cover every example, rules that repeat earlier ones (:mod:`ilpkit.core.degenerate`)."""
-    from ilpkit.core.degenerate import covers_everything_note, repeated_rules_note
+    cover every example, rules that repeat earlier ones, and what the learner recorded in
+    the model's ``info`` (:mod:`ilpkit.core.degenerate`)."""
+    from ilpkit.core.degenerate import (
+        covers_everything_note,
+        recorded_notes,
+        repeated_rules_note,
+    )
     from ilpkit.core.learner import EMPTY_THEORY
 
     notes = [EMPTY_THEORY] if not rules else []
     notes += [n for n in (covers_everything_note(rules), repeated_rules_note(rules)) if n]
+    notes += recorded_notes(info)
     for note in notes:
         typer.secho(f"warning: {note}", fg=typer.colors.YELLOW, err=True)
 
@@ -326,7 +332,7 @@ def explain(
     from ilpkit.experiment.api import explain as explain_rules
 
     model = load_model(model_path)
-    warn_degenerate(model.rules())
+    warn_degenerate(model.rules(), model.to_json().get("info"))
     title = f"{model.learner} model {model_path} (training counts)"
     if isinstance(model, SelfExplaining) and path is None and not json_output:
         # an ensemble that explains itself (boosting: weak hypotheses ordered by alpha)

@@ -9,13 +9,15 @@ command line and report.md name where they appear:
 * rules that repeat an earlier rule -- boosting rounds that add nothing (RankBoost on trains
   chose ``eastbound(A).`` in all 100 rounds);
 * a model whose every rule covers every example (no body, distinct variables in the head):
-  TILDE's tree of one leaf, Aleph's ``eastbound(A).`` when the negatives are missing.
+  TILDE's tree of one leaf, Aleph's ``eastbound(A).`` when the negatives are missing;
+* what a learner itself records in its model's ``info[DEGENERATE]`` (a list of lines), such as
+  TIcER's estimate at its floor (:data:`TICER_FLOOR`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
 from ilpkit.core.learner import Rule
 from ilpkit.prolog.terms import Clause, Struct, Var
@@ -24,6 +26,23 @@ ONE_CLASS: Final = (
     "every test example was predicted one class, so F1 and accuracy only restate the class balance"
 )
 """What cv and report.md say of units whose predictions are all positive or all negative."""
+
+
+DEGENERATE: Final = "degenerate"
+"""The key of a model's ``info`` under which its learner lists what is degenerate about it
+(learn and explain print each line, cv and report.md count the units)."""
+
+TICER_FLOOR: Final = (
+    "TIcER's estimate of the label frequency c is at its floor: no node of its tree bounded c "
+    "above 0, so c fell back to the labeled share L/T of the bounding examples (as if every "
+    "unlabeled example were positive); give learner.c a number, or more examples per fold"
+)
+
+
+def recorded_notes(info: Any) -> list[str]:
+    """The degenerate-result lines a learner recorded in a model's ``info``."""
+    notes = info.get(DEGENERATE, []) if isinstance(info, dict) else []
+    return [str(n) for n in notes] if isinstance(notes, list) else []
 
 
 def one_class(predicted_positive: int | None, n_test: int) -> str | None:

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ilpkit.core.degenerate import recorded_notes
 from ilpkit.core.errors import ConfigError, DataError
 from ilpkit.core.learner import Model, PointClassifiers, Probabilistic, Snapshots
 from ilpkit.core.limits import goals_dropped, limits_exceeded
@@ -125,6 +126,9 @@ class UnitResult:
     """Test examples the model predicted positive (equal to ``n_test`` or 0: one class for
     all, :func:`ilpkit.core.degenerate.one_class`; None: a run from before this was
     recorded)."""
+    degenerate: list[str] = field(default_factory=list)
+    """What the learner recorded as degenerate about the unit's model (its ``info``,
+    :func:`ilpkit.core.degenerate.recorded_notes`): kept here, as unit files hold no model."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -358,6 +362,7 @@ def run_unit(unit: Unit, members: Any = None) -> UnitResult:
         point = {"clauses": float(budget), **_ranking_metrics(s, labels)}
         point.update(_point_metrics(snapshot, backend, labelled, labels))
         curve.append(point)
+    model_json = model.to_json()
     return UnitResult(
         key=unit.key,
         repeat=unit.repeat,
@@ -374,9 +379,10 @@ def run_unit(unit: Unit, members: Any = None) -> UnitResult:
         curve=curve,
         clauses_evaluated=int(model.clauses_evaluated),
         seconds=time.perf_counter() - started,
-        model=model.to_json(),
+        model=model_json,
         n_rules=len(model.rules()),
         predicted_positive=int(predicted.sum()),
+        degenerate=recorded_notes(model_json.get("info")),
         limits_exceeded=limits_exceeded(backend) - limits_before,
         goals_dropped=goals_dropped(backend) - dropped_before,
         engine=engine_record(backend),

@@ -69,6 +69,16 @@ def one_class_note(results: dict[str, Any]) -> str | None:
     return f"{ONE_CLASS}; in {len(units)} of {results['n_units']} units ({shown})"
 
 
+def degenerate_notes(results: dict[str, Any]) -> list[str]:
+    """The lines naming a run's degenerate units: empty theories, one class predicted for
+    every test example, and what the learners recorded (TIcER at its floor, ...)."""
+    notes = [n for n in (empty_theories_note(results), one_class_note(results)) if n]
+    for note, units in (results.get("degenerate") or {}).items():
+        shown = ", ".join(units[:5]) + (" ..." if len(units) > 5 else "")
+        notes.append(f"{note}; in {len(units)} of {results['n_units']} units ({shown})")
+    return notes
+
+
 def write_report(run: RunDirectory, results: dict[str, Any]) -> Path:
     """Write ``report.md`` and the plots of one run; returns the report's path."""
 
@@ -90,12 +100,8 @@ def write_report(run: RunDirectory, results: dict[str, Any]) -> Path:
         "## Summary (mean ± sample std over units)",
         "",
     ]
-    empty = empty_theories_note(results)
-    if empty is not None:
-        lines += [f"**Warning: {empty}.**", ""]
-    single = one_class_note(results)
-    if single is not None:
-        lines += [f"**Warning: {single}.**", ""]
+    for note in degenerate_notes(results):
+        lines += [f"**Warning: {note}.**", ""]
     lines += [
         "| metric | value |",
         "| --- | --- |",

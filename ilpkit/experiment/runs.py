@@ -279,6 +279,16 @@ def _engines(units: Sequence[UnitResult]) -> list[dict[str, str]]:
     return out
 
 
+def _recorded(units: Sequence[UnitResult]) -> dict[str, list[str]]:
+    """Each degenerate-result line the units' learners recorded in their models (TIcER at
+    its floor, ...), with the units that recorded it."""
+    out: dict[str, list[str]] = {}
+    for u in units:
+        for note in u.degenerate:
+            out.setdefault(note, []).append(u.key)
+    return out
+
+
 def collect(run: RunDirectory, units: Sequence[Unit]) -> dict[str, Any]:
     """results.json content: the units (without scores) and the macro summary."""
     loaded = [run.load_unit(u.key) for u in units]
@@ -294,6 +304,7 @@ def collect(run: RunDirectory, units: Sequence[Unit]) -> dict[str, Any]:
             for u in loaded
             if u.n_rules != 0 and one_class(u.predicted_positive, u.n_test) is not None
         ],
+        "degenerate": _recorded(loaded),
         "summary": {k: {"mean": v.mean, "std": v.std, "n": v.n} for k, v in summary.items()},
         "units": [
             {

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rich.console import Group
 from rich.text import Text
 
+from ilpkit.core.degenerate import DEGENERATE, TICER_FLOOR
 from ilpkit.core.errors import ConfigError, DataError
 from ilpkit.core.learner import (
     MODEL_FORMAT_VERSION,
@@ -277,6 +278,8 @@ class TildeLearner:
             info["c_source"] = "(TIcER estimate)"
             info["ticer"] = result.to_json()
             info["ticer_refinements"] = ticer_inducer.stats.refinements_evaluated
+            if result.at_floor:
+                info[DEGENERATE] = [TICER_FLOOR]
         if opts.pu_adjust == "counts" and c < 1.0:
             inducer.options = replace(inducer.options, c=c, count_adjust=True)
         tree = inducer.grow(train)

@@ -36,6 +36,9 @@ class TicerResult:
     best_subset: dict[str, float] = field(default_factory=dict)
     """T, L and the bound of the node that gave the (first tree's) estimate."""
     folds: str = ""
+    at_floor: int = 0
+    """Trees none of whose nodes bounded ``c`` above zero, so that their estimate fell back
+    to the labeled share L/T of all bounding examples (the least ``c`` the data allows)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -43,6 +46,7 @@ class TicerResult:
             "per_tree": self.per_tree,
             "best_subset": self.best_subset,
             "folds": self.folds,
+            "at_floor": self.at_floor,
         }
 
 
@@ -84,6 +88,7 @@ def estimate_label_frequency(
     labeled = task.examples.labels == POS
     estimates: list[float] = []
     best_subset: dict[str, float] = {}
+    floors = 0
     for t in range(len(folds) if rotate else 1):
         tree_ids = folds[t]
         bound_ids = np.sort(np.concatenate([f for i, f in enumerate(folds) if i != t]))
@@ -101,6 +106,7 @@ def estimate_label_frequency(
                 best = bound
                 subset = {"T": total, "L": n_labeled, "bound": bound}
         if best <= 0:
+            floors += 1
             total = float(len(bound_ids))
             best = float(labeled[bound_ids].sum()) / total if total else 1.0
             subset = {"T": total, "L": float(labeled[bound_ids].sum()), "bound": best}
@@ -108,4 +114,6 @@ def estimate_label_frequency(
         if t == 0:
             best_subset = subset
     c = float(np.mean(estimates))
-    return TicerResult(c=max(c, 1e-6), per_tree=estimates, best_subset=best_subset, folds=how)
+    return TicerResult(
+        c=max(c, 1e-6), per_tree=estimates, best_subset=best_subset, folds=how, at_floor=floors
+    )
