@@ -141,3 +141,41 @@ def test_cv_and_report_count_the_units_with_ticer_at_its_floor(tmp_path: Path) -
     assert TICER in (out / "report.md").read_text()
     degenerate = json.loads((out / "results.json").read_text())["degenerate"]
     assert [units for note, units in degenerate.items() if TICER in note] == [["r0-f0", "r0-f1"]]
+
+
+UNBOUND_HEAD = """:- modeh(1, mesh(+elem, -size)).
+:- modeb(*, next(+elem, -elem)).
+:- modeb(1, long(+elem)).
+:- determination(mesh/2, next/2).
+:- determination(mesh/2, long/1).
+next(a, b).
+next(b, c).
+long(a).
+"""
+
+
+def _mesh(root: Path, background: str) -> Path:
+    root.mkdir()
+    (root / "m.b").write_text(background)
+    (root / "m.f").write_text("mesh(a, 1).\nmesh(b, 2).\n")
+    (root / "m.n").write_text("mesh(c, 1).\n")
+    return root
+
+
+def test_a_head_output_no_body_literal_can_bind_is_named(tmp_path: Path) -> None:
+    """size is a - output of the head, and no body mode outputs a size: nothing can bind it."""
+    from ilpkit.core.bias_check import bias_warnings
+    from ilpkit.core.formats import load_task
+
+    data = _mesh(tmp_path / "unbound", UNBOUND_HEAD)
+    (warning,) = bias_warnings(load_task(data, "aleph"))
+    assert warning.startswith("m.b:1:") or "m.b:1:" in warning, warning
+    assert "has a - output of type size that no body literal can bind" in warning
+    checked = runner.invoke(app, ["data", "check", str(data)])
+    assert "output of type size that no body literal can bind" in checked.output
+    learned = runner.invoke(app, ["learn", str(data), "--quiet"])
+    assert learned.exit_code == 0, learned.output
+    assert "output of type size that no body literal can bind" in learned.output
+    fixed = UNBOUND_HEAD.replace("modeb(1, long(+elem))", "modeb(1, long(+elem, -size))")
+    fixed = fixed.replace("long/1", "long/2").replace("long(a).", "long(a, 1).")
+    assert bias_warnings(load_task(_mesh(tmp_path / "bound", fixed), "aleph")) == []

@@ -1,6 +1,6 @@
 """Warnings about a language bias that cannot work, said before a run rather than after it.
 
-Two shapes of mode declarations make learning silently useless (issue 20):
+Three shapes of mode declarations make learning silently useless (issue 20, issue 33):
 
 * a body mode whose ``+`` inputs can never be bound from the head: saturation calls a body
   goal only with input terms already reached, and terms are reached from the head's ``+``
@@ -8,9 +8,11 @@ Two shapes of mode declarations make learning silently useless (issue 20):
   A mode off every such chain never enters a bottom clause; when no mode with inputs is on a
   chain, clauses cannot connect their body to the head and learners return the empty clause.
 * a body mode with only output (``-``) places and recall ``*`` (or above 1): its goal needs no
-  input, so every bottom clause gets every answer of it -- the whole table.
+  input, so every bottom clause gets every answer of it -- the whole table;
+* a head ``-`` output of a type that no usable body mode outputs: nothing in a body can bind
+  it, so clauses ignore that part of the example and models of it are at chance level.
 
-:func:`bias_warnings` finds both from the modes alone; :func:`bottom_size_warning` measures
+:func:`bias_warnings` finds them from the modes alone; :func:`bottom_size_warning` measures
 one seed's bottom clause.  ``ilpkit data check`` prints them, and ``learn``/``cv`` print the
 mode warnings before they start (through :func:`reporting_bias`).
 
@@ -97,6 +99,15 @@ def bias_warnings(task: Task) -> list[str]:
                 f"{_where(mode)}{mode} has only output arguments (recall {recall}): every "
                 f"bottom clause of {name} gets all of its answers, whatever the seed; give it "
                 "a + input linked to the head"
+            )
+        bound = {p.type for m in usable for p in m.outputs()}
+        for lacking in sorted({p.type for p in head.outputs()} - bound):
+            out.append(
+                f"{_where(head)}the head {head} has a - output of type {lacking} that no body "
+                f"literal can bind (no usable body mode of {name} has a - output of that "
+                "type): clauses never relate it to the rest of the example, so every value "
+                "of it looks alike; make it + or # in the head, or give a body mode a "
+                f"-{lacking} output"
             )
     return out
 
