@@ -95,21 +95,36 @@ ilpkit_bounded_compare(>, A, B) :- A > B.
 ilpkit_bounded_compare(=<, A, B) :- A =< B.
 ilpkit_bounded_compare(>=, A, B) :- A >= B.
 :- else.
-%FAST%
+%FAST_IS%
 ilpkit_bounded_is(X, E) :-
     (   ilpkit_plain(E)
     ->  X is E
+    ;   cyclic_term(E)
+    ->  X is E  % is/2's type error, raised before anything is computed
     ;   ilpkit_bounded_eval(E, V),
         X = V
     ).
 
+%FAST_COMPARE%
 ilpkit_bounded_compare(Op, A, B) :-
     (   ilpkit_plain(A),
         ilpkit_plain(B)
     ->  ilpkit_compare_op(Op, A, B)
+    ;   ( cyclic_term(A) ; cyclic_term(B) )
+    ->  ilpkit_compare_op(Op, A, B)
     ;   ilpkit_bounded_eval(A, X),
         ilpkit_bounded_eval(B, Y),
         ilpkit_compare_op(Op, X, Y)
+    ).
+
+% A product of two integers: at most the operands' bits (msb(|A| \/ 1) + 1 for A =/= 0);
+% never above the smallest bound (1 MiB: 8,388,608 bits) when those add up to no more.
+ilpkit_product_fits(A, B) :-
+    (   abs(A) \/ abs(B) < 0x100000000000000  % both below 2^56: no more than 112 bits
+    ->  true
+    ;   msb(abs(A) \/ 1) + msb(abs(B) \/ 1) + 2 =< 8388608
+    ->  true
+    ;   ilpkit_bounded_check(A * B)
     ).
 
 ilpkit_compare_op(=:=, A, B) :- A =:= B.
@@ -120,8 +135,7 @@ ilpkit_compare_op(=<, A, B) :- A =< B.
 ilpkit_compare_op(>=, A, B) :- A >= B.
 
 % ilpkit_plain(+E): evaluating E cannot make an integer much larger than its operands: no
-% growing function (*, **, ^, <<, >>, lcm), no rational operand.  A cyclic E is left to is/2
-% (a type error, raised before anything is computed).
+% growing function (*, **, ^, <<, >>, lcm), no rational operand; false for a cyclic E.
 ilpkit_plain(E) :-
     (   compound(E)
     ->  acyclic_term(E),
@@ -157,26 +171,31 @@ ilpkit_plain_list([A|As]) :- ilpkit_plain_term(A), ilpkit_plain_list(As).
 
 ilpkit_fraction(E) :- rational(E), \+ integer(E).
 
-% ilpkit_bounded_eval(+E, -V): V is E, each growing node refused before it is computed
-% when its result would pass the bound.  Operands left to right, as is/2.
-ilpkit_bounded_eval(E, V) :-
-    ilpkit_plain(E), !,
-    V is E.
-ilpkit_bounded_eval(E, V) :-
-    \+ compound(E), !,
-    V is E.
-ilpkit_bounded_eval(E, V) :-
-    cyclic_term(E), !,
-    V is E.
+% ilpkit_bounded_eval(+E, -V): V is E (acyclic), each node evaluated on its evaluated
+% operands, left to right as is/2, and refused before it is computed when its result would
+% pass the bound.
+ilpkit_bounded_eval(E, V) :- var(E), !, V is E.  % is/2's instantiation error
+ilpkit_bounded_eval(E, V) :- number(E), !, V = E.
+ilpkit_bounded_eval([H|T], V) :- !, V is [H|T].  % "[X]": X is a character, not evaluated
 ilpkit_bounded_eval(roundtoward(A, Mode), V) :- !,  % the mode is no expression
     ilpkit_bounded_eval(A, X),
     V is roundtoward(X, Mode).
+ilpkit_bounded_eval(A*B, V) :- !,
+    ilpkit_bounded_eval(A, X),
+    ilpkit_bounded_eval(B, Y),
+    (   integer(X), integer(Y)
+    ->  ilpkit_product_fits(X, Y)
+    ;   ilpkit_bounded_check(X*Y)
+    ),
+    V is X*Y.
 ilpkit_bounded_eval(E, V) :-
+    compound(E), !,
     compound_name_arguments(E, F, Args),
     ilpkit_bounded_args(Args, Values),
     compound_name_arguments(E1, F, Values),
     ilpkit_bounded_check(E1),
     V is E1.
+ilpkit_bounded_eval(E, V) :- V is E.  % an atom (pi, e, random, ...) or a string
 
 ilpkit_bounded_args([], []).
 ilpkit_bounded_args([A|As], [V|Vs]) :-
@@ -185,9 +204,9 @@ ilpkit_bounded_args([A|As], [V|Vs]) :-
 
 % ilpkit_bounded_check(+E): E, a function of numbers, gives no result above the bound.
 ilpkit_bounded_check(E) :-
-    (   nb_current(ilpkit_integer_bytes, Bytes),
+    (   ilpkit_result_bits(E, Bits),
+        nb_current(ilpkit_integer_bytes, Bytes),
         integer(Bytes),
-        ilpkit_result_bits(E, Bits),
         Bits > Bytes * 8
     ->  throw(error(resource_error(tripwire(max_integer_size, Bytes)),
                     context(system:(is)/2, 'requires more than max_integer_size bytes')))
@@ -269,19 +288,26 @@ _SHRINKING: Final = ("+", "-", "/", "//", "mod", "rem", "div", "min", "max")
 """Functions whose result is at most a bit larger than an integer or float operand."""
 
 
-def _fast_clauses() -> str:
-    """First clauses for the common case, operands that are integers or floats: one call
-    more than ``is/2`` itself (one inference, counted against the step limit)."""
+def _fast_clauses() -> tuple[str, str]:
+    """First clauses of each predicate for the common case, operands that are integers or
+    floats: one call more than ``is/2`` or the comparison itself (one inference, counted
+    against the step limit)."""
     plain = "( integer({v}) -> true ; float({v}) )"
     both = plain.format(v="A") + ", " + plain.format(v="B")
-    lines = ["% the common case first: integer or float operands, nothing to estimate"]
+    is_lines = [
+        "% the common case first: integer or float operands, nothing (or little) to estimate",
+        "ilpkit_bounded_is(X, A * B) :- integer(A), integer(B), !, "
+        "ilpkit_product_fits(A, B), X is A * B.",
+    ]
     for op in _SHRINKING:
-        expr = f"A {op} B" if not op.isalpha() or op in ("mod", "rem", "div") else f"{op}(A, B)"
-        lines.append(f"ilpkit_bounded_is(X, {expr}) :- {both}, !, X is {expr}.")
-    lines.append("ilpkit_bounded_is(X, E) :- " + plain.format(v="E") + ", !, X = E.")
-    for op in sorted(COMPARISONS):
-        lines.append(f"ilpkit_bounded_compare({op}, A, B) :- {both}, !, A {op} B.")
-    return "\n".join(lines) + "\n"
+        expr = f"{op}(A, B)" if op in ("min", "max") else f"A {op} B"
+        is_lines.append(f"ilpkit_bounded_is(X, {expr}) :- {both}, !, X is {expr}.")
+    is_lines.append("ilpkit_bounded_is(X, E) :- " + plain.format(v="E") + ", !, X = E.")
+    compare_lines = [
+        f"ilpkit_bounded_compare({op}, A, B) :- {both}, !, A {op} B." for op in sorted(COMPARISONS)
+    ]
+    return "\n".join(is_lines), "\n".join(compare_lines)
 
 
-PROLOG = PROLOG.replace("%FAST%", _fast_clauses())  # type: ignore[misc]
+_FAST_IS, _FAST_COMPARE = _fast_clauses()
+PROLOG = PROLOG.replace("%FAST_IS%", _FAST_IS).replace("%FAST_COMPARE%", _FAST_COMPARE)  # type: ignore[misc]
