@@ -80,3 +80,16 @@ def test_a_slope_from_the_most_recent_positive(engine: str, tmp_path: Path) -> N
     path = write(tmp_path, "s", SLOPE, ["q(2,6)", "q(3,9)", "q(4,12)"], ["q(1,6)", "q(2,7)"])
     got = in_child(engine, learned, engine=engine, path=path)
     assert got == ["q(A,B) :- slope(B,A,3)."]
+
+
+def test_data_check_lists_the_lazy_directives_as_read_by_aleph(tmp_path: Path) -> None:
+    from ilpkit import load_task
+
+    bias = THRESHOLD.format(extra=":- positive_only(above/2).\n:- foo(bar).")
+    task = load_task(write(tmp_path, "t", bias, ["p(7)"], ["p(1)"]))
+    summary = task.summary()
+    assert [d.split(": ", 1)[1] for d in summary["directives_read_by_learner_aleph"]] == [
+        ":-lazy_evaluate(above/2)",
+        ":-positive_only(above/2)",
+    ]
+    assert [d.split(": ", 1)[1] for d in summary["uninterpreted_directives"]] == [":-foo(bar)"]

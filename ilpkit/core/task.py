@@ -343,12 +343,33 @@ class Task:
             "folds": folds,
             "contradictory_examples": contradictions,
             "uninterpreted_directives": [
-                f"{d.location}: {to_prolog(d.term)}" for d in self.directives
+                f"{d.location}: {to_prolog(d.term)}"
+                for d in self.directives
+                if _directive_name(d.term) not in LEARNER_DIRECTIVES
+            ],
+            "directives_read_by_learner_aleph": [
+                f"{d.location}: {to_prolog(d.term)}"
+                for d in self.directives
+                if _directive_name(d.term) in LEARNER_DIRECTIVES
             ],
             "warnings": list(self.warnings),
             "notes": list(self.notes),
             "sources": list(self.sources),
         }
+
+
+LEARNER_DIRECTIVES: Final = frozenset({"lazy_evaluate", "positive_only"})
+"""Directives the loader keeps as they are and the ``aleph`` learner reads
+(:mod:`ilpkit.core.lazy`): ``data check`` lists them apart from the uninterpreted ones."""
+
+
+def _directive_name(term: Term) -> str | None:
+    """The name of the goal of ``:- Goal`` (or of ``Goal``)."""
+    if type(term) is Struct and term.name == ":-" and len(term.args) == 1:
+        term = term.args[0]
+    if type(term) is Struct:
+        return term.name
+    return None
 
 
 def stratified_folds(task: Task, k: int, seed: int = 0) -> Task:
