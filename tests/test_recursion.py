@@ -191,3 +191,32 @@ def test_depth_is_a_used_setting_of_recursive_tasks(tmp_path: Path) -> None:
     # without the determination mem/2 -> mem/2, nothing is recursive
     task.bias.determinations = [d for d in task.bias.determinations if d[1] != ("mem", 2)]
     assert unused_settings(task) == ["depth"]
+
+
+def test_saturation_falls_back_on_the_theory(tmp_path: Path) -> None:
+    from ilpkit import load_task
+    from ilpkit.backends.native.engine import NativeBackend
+    from ilpkit.core.bottom import saturate
+    from ilpkit.core.recursion import ExampleOracle
+    from ilpkit.prolog.terms import Clause
+    from tests.reference_prover import term
+
+    task = load_task(write_task(tmp_path))
+    backend = NativeBackend()
+    backend.load(task)
+    seed = next(a for a in task.examples.atoms if str(a) == "mem(c,[a,b,c])")
+    positives = [a for a in task.examples.atoms if str(a) in POS]
+
+    def mem_literals(theory: list[str]) -> set[str]:
+        oracle = ExampleOracle(
+            backend, ("mem", 2), positives, seed, [Clause.from_term(term(t)) for t in theory]
+        )
+        bottom = saturate(seed, task.bias, oracle, 3, "aleph")
+        return {str(lit.ground) for lit in bottom.literals if str(lit.ground).startswith("mem")}
+
+    # [a,b,c] = [C|D] gives a and [b,c] (layer 1), [b,c] = [b|[c]] gives b and [c] (layer 2).
+    # Of the mem calls over those terms only mem(b,[b,c]) is another positive; with BASE as
+    # the theory, the calls no example answers are asked of it too: mem(a,[a,b,c]) and
+    # mem(c,[c]) hold (the seed mem(c,[a,b,c]) is never its own answer, and BASE fails it).
+    assert mem_literals([]) == {"mem(b,[b,c])"}
+    assert mem_literals([BASE]) == {"mem(a,[a,b,c])", "mem(b,[b,c])", "mem(c,[c])"}

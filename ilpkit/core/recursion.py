@@ -6,9 +6,10 @@ When a determination lets the target predicate appear in the body of its own cla
 and so does ilpkit:
 
 * **Saturation** answers a call of the target from the training positives other than the
-  seed (the first one that matches, as Aleph's cut does): the bottom clause of
-  ``mem(1,[0,1])`` holds ``mem(0,[0,1])`` and ``mem(1,[1])`` because those are other
-  examples (:class:`ExampleOracle`).  Every other goal goes to the backend.
+  seed (the first one that matches, as Aleph's cut does) and, when none matches, from the
+  theory's clauses accepted so far: the bottom clause of ``mem(1,[0,1])`` holds
+  ``mem(0,[0,1])`` and ``mem(1,[1])`` because those are other examples
+  (:class:`ExampleOracle`).  Every other goal goes to the backend.
 * **Coverage** proves a recursive call with the clause under evaluation itself plus the
   clauses of the theory accepted so far -- never with the examples, which would make every
   recursive clause trivially right (:class:`RecursiveCoverage`).  A model's recursive rule
@@ -110,10 +111,18 @@ def _atomic(t: Term) -> bool:
 class ExampleOracle:
     """Saturation's oracle for a recursive target: a call of the target is answered by the
     first training positive other than the seed that matches it (Aleph's saturation-stage
-    clause for the target); every other goal goes to ``backend``."""
+    clause for the target, which cuts); when none does, by the clauses of ``theory``
+    accepted so far (Aleph asserts them into the background), at most ``depth`` nested
+    calls deep. Every other goal goes to ``backend``."""
 
     def __init__(
-        self, backend: Any, target: tuple[str, int], positives: Sequence[Term], seed: Term
+        self,
+        backend: Any,
+        target: tuple[str, int],
+        positives: Sequence[Term],
+        seed: Term,
+        theory: Sequence[Clause] = (),
+        depth: int = 10,
     ) -> None:
         self.backend = backend
         self.target = target
@@ -125,6 +134,8 @@ class ExampleOracle:
                 continue
             others.append(atom)
         self.others = others
+        self.theory = [c for c in theory if c.indicator == target]
+        self.depth = depth
 
     def answers(self, goal: Term, max_answers: int | None) -> list[Term]:
         if _key(goal) != self.target:
@@ -136,7 +147,15 @@ class ExampleOracle:
             s = unify(goal, atom, {})
             if s is not None:
                 return [resolve(goal, s)]
-        return []
+        if not self.theory:
+            return []
+        prover = RecursiveCoverage(self.backend, self.theory, depth=self.depth)
+        found: list[Term] = []
+        for s in prover._solve((goal,), 0, {}, self.depth, self.theory, self.target):
+            found.append(resolve(goal, s))
+            if max_answers is not None and len(found) >= max_answers:
+                break
+        return found
 
 
 class RecursiveCoverage:

@@ -259,7 +259,14 @@ class TheoryLearner:
             if recursive:
                 # the target in the body: saturation answers its calls from the other
                 # positives, coverage proves them with the clause and the theory so far
-                oracle = ExampleOracle(ctx.backend, indicator(seed_atom), positive_atoms, seed_atom)
+                oracle = ExampleOracle(
+                    ctx.backend,
+                    indicator(seed_atom),
+                    positive_atoms,
+                    seed_atom,
+                    theory=clauses,
+                    depth=int(settings["depth"]),
+                )
                 bottom = saturate(
                     seed_atom, task.bias, oracle, int(settings["i"]), self.options.bottom_order
                 )
