@@ -5,9 +5,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+import signal
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Annotated, Any, Final
 
 import typer
@@ -168,8 +173,9 @@ def learn(
         float | None,
         typer.Option(
             "--time-limit",
-            help="Stop searching after this many seconds and keep what was found (the model "
-            "says it was stopped); searches on worker processes are not stopped.",
+            help="Stop searching and saturating after this many seconds and keep what was "
+            "found (the model says it was stopped); searches on worker processes are not "
+            "stopped. A first Ctrl-C stops the same way, writes the model and exits 130.",
         ),
     ] = None,
 ) -> None:
@@ -187,6 +193,7 @@ def learn(
     with (
         reporting_bias(print_bias_warnings),
         LiveProgress(not quiet and sys.stderr.isatty()) as progress,
+        stop_softly() as interrupted,
     ):
         model = learn_model(
             path,
@@ -210,6 +217,86 @@ def learn(
             on_plan=progress.plan,
         )
     elapsed = time.perf_counter() - started
+    if interrupted and isinstance(model, Recorded):
+        model.info["interrupted"] = INTERRUPTED
+        if out is not None:  # learn_model wrote it before it returned: again, marked
+            from ilpkit.core.model_files import save_model
+
+            save_model(model, out)
+    try:
+        _report_learnt(model, path, learner, search, scorer, backend, seed, out, elapsed, quiet)
+    finally:
+        if interrupted:
+            kept = f"; written to {out}" if out is not None else " (not saved: no --out)"
+            typer.echo(f"interrupted: {INTERRUPTED}{kept}", err=True)
+    if interrupted:
+        raise typer.Exit(130)
+
+
+INTERRUPTED: Final = (
+    "stopped by Ctrl-C: the model holds the rules found by then (the search under way kept "
+    "its best clause)"
+)
+"""What learn says (and records in the model's info) when the first Ctrl-C stopped it."""
+
+
+@contextmanager
+def stop_softly() -> Iterator[list[bool]]:
+    """Within: the first Ctrl-C stops every search as at a time limit (each keeps its best
+    clause) so that learn can write the model found so far, then exit 130; a second Ctrl-C
+    interrupts at once, as everywhere (:mod:`ilpkit.core.lifecycle`). Yields a list that is
+    true once the first Ctrl-C came. Only in the main thread, and not where Ctrl-C is
+    ignored (a background job)."""
+    from ilpkit.core.timelimit import clear_stop, request_stop
+
+    seen: list[bool] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield seen
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is signal.SIG_IGN:
+        yield seen
+        return
+
+    def on_sigint(signum: int, frame: FrameType | None) -> None:
+        if seen:  # the second: as without this handler
+            signal.signal(signal.SIGINT, previous)
+            if callable(previous):
+                previous(signum, frame)
+            raise KeyboardInterrupt
+        seen.append(True)
+        request_stop("Ctrl-C")
+        typer.echo(
+            "stopping: the search under way keeps its best clause and the model found so far "
+            "is kept (Ctrl-C again stops at once, losing it)",
+            err=True,
+        )
+
+    signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield seen
+    finally:
+        clear_stop()
+        if signal.getsignal(signal.SIGINT) is on_sigint:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _report_learnt(
+    model: Any,
+    path: str,
+    learner: str,
+    search: str | None,
+    scorer: str | None,
+    backend: str,
+    seed: int,
+    out: Path | None,
+    elapsed: float,
+    quiet: bool,
+) -> None:
+    """What learn prints once the model is learnt: warnings, then (unless quiet) the rules
+    and a summary."""
+    from ilpkit.core.learner import Recorded
+
     stopped = isinstance(model, Recorded) and model.info.get("time_limit_reached")
     if stopped:
         typer.secho(f"warning: {stopped}", fg=typer.colors.YELLOW, err=True)

@@ -40,6 +40,7 @@ from typing import Literal, Protocol
 
 from ilpkit.core.bias import Bias, Mode, Place
 from ilpkit.core.errors import BiasError, ResourceLimitExceeded
+from ilpkit.core.timelimit import time_is_up
 from ilpkit.prolog.terms import (
     Clause,
     Const,
@@ -174,6 +175,8 @@ def saturate(
             else:
                 combos = state.newest_first(tuple(p.type for p in inputs), layer)
             for combo in combos:
+                if time_is_up():  # --time-limit bounds saturation too: keep what was reached
+                    break
                 key = (mi, combo)
                 if key in tried:
                     continue

@@ -59,9 +59,32 @@ def time_limit(seconds: float | None) -> Iterator[TimeLimit | None]:
         _LIMIT.remove(limit)
 
 
+_STOP: list[str] = []
+"""Why every search should stop now, whatever the time (the first Ctrl-C on ``learn``:
+:func:`request_stop`); empty: no stop asked for."""
+
+
+def request_stop(why: str) -> None:
+    """Make every search in this process stop as at its time limit, keeping its best clause
+    (``learn`` on the first Ctrl-C: the model found so far is then written)."""
+    if not _STOP:
+        _STOP.append(why)
+
+
+def stop_requested() -> str | None:
+    """Why a stop was asked for (:func:`request_stop`), or None."""
+    return _STOP[0] if _STOP else None
+
+
+def clear_stop() -> None:
+    """Forget a stop asked for (the command that asked is done)."""
+    _STOP.clear()
+
+
 def time_is_up() -> bool:
-    """Whether the active time limit has passed (learners stop starting new searches)."""
-    return bool(_LIMIT) and _LIMIT[-1].passed()
+    """Whether the active time limit has passed or a stop was asked for (learners stop
+    starting new searches, saturation stops adding literals)."""
+    return bool(_STOP) or (bool(_LIMIT) and _LIMIT[-1].passed())
 
 
 @dataclass(frozen=True)
