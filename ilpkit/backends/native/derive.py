@@ -37,7 +37,6 @@ from typing import Any, Final
 
 import numpy as np
 
-from ilpkit.backends.native import vectorised
 from ilpkit.backends.native.prolog.terms import _from_term, _to_term
 from ilpkit.backends.native.store import FactTable, Ids, Interner
 from ilpkit.core.errors import IlpkitError
@@ -61,7 +60,12 @@ class Deriver:
         facts: Mapping[tuple[str, int], FactTable],
         row_limit: int,
     ) -> None:
-        self.evaluator = vectorised.Evaluator(engine)
+        # imported here: the evaluator (with the Prolog built-ins it follows) is needed only
+        # once a rule-defined literal is derived, not by a task of facts (issue 32)
+        from ilpkit.backends.native.vectorised import Evaluator, Unsupported
+
+        self._unsupported = Unsupported
+        self.evaluator = Evaluator(engine)
         self.evaluator.fact_source = self._fact_rows
         self.interner = interner
         self.facts = facts
@@ -114,7 +118,7 @@ class Deriver:
             }
             try:
                 got = self._rows(name, rt_args, bound, stop - start)
-            except vectorised.Unsupported as exc:
+            except self._unsupported as exc:
                 if exc.static or size == 1:
                     self.stats["refused"] += 1
                     return None
@@ -135,7 +139,7 @@ class Deriver:
     ) -> FactTable | None:
         try:
             rows = self._rows(name, args, bound, n)
-        except vectorised.Unsupported:
+        except self._unsupported:
             return None
         if len(rows) > self.row_limit:
             return None
@@ -148,7 +152,7 @@ class Deriver:
         try:
             _, cols = self.evaluator.batch(name, args, bound, n)
         except (IlpkitError, RecursionError) as exc:
-            raise vectorised.Unsupported(str(exc)) from None
+            raise self._unsupported(str(exc)) from None
         if not cols:
             return np.zeros((0, 0), dtype=np.int64)
         mapping = self._mapping(np.concatenate(cols))

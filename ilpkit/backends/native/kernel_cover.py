@@ -35,7 +35,6 @@ from ilpkit.backends.native.plan import (
     run_plan,
 )
 from ilpkit.backends.native.store import FactTable, Ids
-from ilpkit.backends.native.vectorised import MAX_ROWS
 from ilpkit.core.errors import IlpkitError
 from ilpkit.prolog.terms import (
     Clause,
@@ -437,6 +436,8 @@ def _strict_rows(
     # partial proofs as many as the resolution engine's own tables allow for the free
     # call (the answers themselves stay bounded by derive_rows); one input tuple per
     # pass, so the peak is that of one call (an exhaustive search's tables can be large)
+    from ilpkit.backends.native.vectorised import MAX_ROWS  # loaded with the deriver anyway
+
     ev.strict, ev.max_rows = True, max(limit, MAX_ROWS)
     parts: list[Ids] = []
     try:
