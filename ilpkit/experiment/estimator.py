@@ -40,6 +40,11 @@ from ilpkit.core.task import NEG, POS, Task
 Examples = npt.ArrayLike | Task | None
 
 
+class EstimatorInputError(ConfigError, ValueError):
+    """Bad ``X`` or ``y``: a :class:`ConfigError` for ilpkit (exit 2 on the command line) and
+    a ``ValueError`` for scikit-learn, whose model selection and checks expect one."""
+
+
 class ILPEstimator:
     """Learner + search + scorer + backend, fitted on a task.
 
@@ -133,18 +138,16 @@ class ILPEstimator:
             self.classes_ = np.array([False, True])
             return self
         if y is None:
-            raise ConfigError("ILPEstimator.fit(X, y): y (the labels of X) is required")
+            raise EstimatorInputError("ILPEstimator.fit(X, y): y (the labels of X) is required")
         task = self._bound_task()
         ids = self._ids(X, task)
         labels = np.asarray(y)
         if labels.ndim != 1 or len(labels) != len(ids):
-            raise ConfigError(
+            raise EstimatorInputError(
                 f"ILPEstimator.fit: y has shape {labels.shape}; expected ({len(ids)},), one "
                 "label per example of X"
             )
-        classes = np.unique(labels)
-        if len(classes) > 2:
-            raise ConfigError(f"ILPEstimator is a binary classifier; y has {len(classes)} classes")
+        classes = _check_labels(labels)
         positive = _positive_mask(labels, classes)
         from dataclasses import replace
 
@@ -181,7 +184,7 @@ class ILPEstimator:
         if items.ndim == 2 and items.shape[1] == 1:
             items = items[:, 0]
         if items.ndim != 1:
-            raise ConfigError(
+            raise EstimatorInputError(
                 f"ILPEstimator: X has shape {items.shape}; expected a 1-d array of example "
                 "ids or atoms"
             )
@@ -189,7 +192,7 @@ class ILPEstimator:
             ids = items.astype(np.int64)
             bad = ids[(ids < 0) | (ids >= len(task.examples))]
             if len(bad):
-                raise ConfigError(
+                raise EstimatorInputError(
                     f"ILPEstimator: example id {int(bad[0])} is not in {task.name} "
                     f"(ids 0..{len(task.examples) - 1})"
                 )
@@ -199,7 +202,10 @@ class ILPEstimator:
         for v in items:
             i = index.get(str(v).strip().removesuffix("."))
             if i is None:
-                raise ConfigError(f"ILPEstimator: {v} is not an example of {task.name}")
+                raise EstimatorInputError(
+                    f"ILPEstimator: {v} is not an example of {task.name} (X holds example "
+                    "ids or atoms of the bound task)"
+                )
             out.append(i)
         return np.asarray(out, dtype=np.int64)
 
@@ -292,14 +298,61 @@ class ILPEstimator:
             engine = open_named_backend(self.backend, self.backend_options, examples)
             return engine, examples.examples.ids, engine.close
         if examples is None:
-            return self.backend_, None, lambda: None
-        return self.backend_, self._ids(examples, self.task_), lambda: None
+            return self._engine(), None, lambda: None
+        return self._engine(), self._ids(examples, self.task_), lambda: None
+
+    def _engine(self) -> Any:
+        """The fitted task's backend, opened again after unpickling (:meth:`__getstate__`)."""
+        if self.backend_ is None:
+            from ilpkit.experiment.compose import open_named_backend
+
+            self.backend_ = open_named_backend(self.backend, self.backend_options, self.task_)
+        return self.backend_
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Everything but the fitted backend: an engine (Prolog processes, compiled kernels)
+        does not pickle, and the task and model are enough to open it again."""
+        state = self.__dict__.copy()
+        if "backend_" in state:
+            state["backend_"] = None
+        return state
 
     def close(self) -> None:
         """Release the fitted backend (Prolog processes, caches)."""
         engine = getattr(self, "backend_", None)
         if engine is not None:
             engine.close()
+
+
+def _check_labels(labels: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """The two classes of ``y``, or :class:`EstimatorInputError`: ILPEstimator needs both a
+    positive and a negative class, given as True/False, 1/0 or 1/-1 (1 = positive)."""
+    if len(labels) == 0:
+        raise EstimatorInputError("ILPEstimator.fit: X and y are empty; no example to learn from")
+    kind = labels.dtype.kind
+    if kind == "f" and not np.all(np.isfinite(labels)):
+        raise EstimatorInputError("ILPEstimator.fit: y holds NaN or infinity; labels are 1/0")
+    if kind == "b":
+        classes = np.unique(labels)
+    elif kind in "iu" or (kind == "f" and np.all(labels == np.round(labels))):
+        classes = np.unique(labels)
+        if not (set(classes.tolist()) <= {0, 1} or set(classes.tolist()) <= {-1, 1}):
+            shown = ", ".join(f"{c:g}" for c in classes[:5].tolist())
+            raise EstimatorInputError(
+                f"Unknown label type: y holds {shown}; ILPEstimator is a binary classifier "
+                "whose labels are 1/0, 1/-1 or True/False (1 = positive)"
+            )
+    else:
+        raise EstimatorInputError(
+            f"Unknown label type: y has dtype {labels.dtype}; ILPEstimator is a binary "
+            "classifier whose labels are 1/0, 1/-1 or True/False (1 = positive)"
+        )
+    if len(classes) < 2:
+        raise EstimatorInputError(
+            f"ILPEstimator.fit: y has only one class ({classes[0].item()!r}); it needs positive "
+            "and negative examples"
+        )
+    return classes
 
 
 def _positive_mask(labels: npt.NDArray[Any], classes: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
