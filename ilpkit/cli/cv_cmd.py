@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from ilpkit.cli.common import (
     CombinerOpt,
@@ -21,6 +29,7 @@ from ilpkit.cli.common import (
     print_bias_warnings,
     split_sets,
 )
+from ilpkit.cli.plain_progress import PlainLines, eta
 from ilpkit.core.bias_check import reporting_bias
 from ilpkit.core.errors import ConfigError
 from ilpkit.core.outpaths import check_output_dir
@@ -33,12 +42,16 @@ class UnitProgress:
     """A rich bar over units, and one over the steps (seeds, theories, rounds) of the unit
     running in this process; each finished unit prints its fold, AURPC and clauses."""
 
-    def __init__(self, enabled: bool) -> None:
+    def __init__(self, enabled: bool, terminal: bool = True) -> None:
         self.console = Console(stderr=True, highlight=False)
-        self.enabled = enabled
+        self.enabled = enabled and terminal
+        self.plain = PlainLines("cv") if enabled and not terminal else None
+        """Outside a terminal: a line per finished unit and rate-limited step lines."""
         self._progress: Progress | None = None
         self._task: Any = None
         self._steps: Any = None
+        self._started = time.monotonic()
+        self._done_before = 0
 
     def __enter__(self) -> UnitProgress:
         if self.enabled:
@@ -47,6 +60,7 @@ class UnitProgress:
                 BarColumn(),
                 MofNCompleteColumn(),
                 TimeElapsedColumn(),
+                TimeRemainingColumn(),
                 console=self.console,
             )
             self._progress.__enter__()
@@ -57,12 +71,19 @@ class UnitProgress:
             self._progress.__exit__(None, None, None)
 
     def plan(self, total: int, done: int) -> None:
+        self._started = time.monotonic()
+        self._done_before = done
         if self._progress is not None:
             self._task = self._progress.add_task("units", total=total, completed=done)
         if done and self.enabled:
             self.console.print(f"resuming: {done} of {total} units already finished")
+        if self.plain is not None:
+            resumed = f" ({done} already finished)" if done else ""
+            self.plain.line(f"{total} units{resumed}", force=True)
 
     def step(self, key: str, done: int, total: int, what: str) -> None:
+        if self.plain is not None:
+            self.plain.line(f"{key} {what} {done}/{total}")
         if self._progress is None:
             return
         label = f"{key} {what}"
@@ -71,6 +92,14 @@ class UnitProgress:
         self._progress.update(self._steps, description=label, total=total, completed=done)
 
     def unit(self, result: Any, finished: int, total: int) -> None:
+        if self.plain is not None:
+            aurpc = result.metrics.get("aurpc", float("nan"))
+            left = eta(self._started, finished - self._done_before, total - finished)
+            self.plain.line(
+                f"unit {finished}/{total} {result.key} ({result.fold_name}): AURPC {aurpc:.4f}, "
+                f"{result.clauses_evaluated:,} clauses, {result.seconds:.1f} s; {left}",
+                force=True,
+            )
         if self._progress is not None:
             self._progress.update(self._task, completed=finished)
             if self._steps is not None and finished == total:
@@ -345,7 +374,7 @@ def _run(
 
     with (
         reporting_bias(print_bias_warnings),
-        UnitProgress(not quiet and sys.stderr.isatty()) as progress,
+        UnitProgress(not quiet, sys.stderr.isatty()) as progress,
         time_limit(limit) as cut,
     ):
         results = run_experiment(

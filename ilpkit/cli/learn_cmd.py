@@ -32,6 +32,7 @@ from ilpkit.cli.common import (
     print_bias_warnings,
     split_sets,
 )
+from ilpkit.cli.plain_progress import PlainLines
 from ilpkit.cli.tables import fit_table
 from ilpkit.core.bias_check import reporting_bias
 from ilpkit.core.outpaths import check_output_file, write_output
@@ -59,8 +60,10 @@ class LiveProgress:
     """A rich status line: clauses evaluated out of the most the settings allow, rate, the
     time that budget would take at that rate, best score so far, rules kept."""
 
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
+    def __init__(self, enabled: bool, terminal: bool = True) -> None:
+        self.enabled = enabled and terminal
+        self.plain = PlainLines("progress") if enabled and not terminal else None
+        """Outside a terminal: a rate-limited line per update instead of the live line."""
         self.planned: int | None = None
         self.started = time.monotonic()
         self.evaluated = 0
@@ -93,7 +96,7 @@ class LiveProgress:
         if self.best is None or e.score > self.best:
             self.best = e.score
         now = time.monotonic()
-        if self._progress is not None and now - self._last > 0.1:
+        if (self._progress is not None or self.plain is not None) and now - self._last > 0.1:
             self._last = now
             self._update()
 
@@ -132,6 +135,8 @@ class LiveProgress:
         return f"{self.steps}{done}  best score {best}  rules {self.rules}"
 
     def _update(self) -> None:
+        if self.plain is not None:
+            self.plain.line(self.describe())
         if self._progress is None:
             return
         self._progress.update(self._task_id, description=self.describe())
@@ -192,7 +197,7 @@ def learn(
     started = time.perf_counter()
     with (
         reporting_bias(print_bias_warnings),
-        LiveProgress(not quiet and sys.stderr.isatty()) as progress,
+        LiveProgress(not quiet, sys.stderr.isatty()) as progress,
         stop_softly() as interrupted,
     ):
         model = learn_model(
