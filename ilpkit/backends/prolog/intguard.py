@@ -34,7 +34,7 @@ from __future__ import annotations
 from typing import Final
 
 from ilpkit.core.safety import META_ARGS
-from ilpkit.prolog.terms import Clause, Const, Struct, Term
+from ilpkit.prolog.terms import Clause, Const, Struct, Term, Var
 
 COMPARISONS: Final = frozenset({"=:=", "=\\=", "<", ">", "=<", ">="})
 IS: Final = "ilpkit_bounded_is"
@@ -55,10 +55,13 @@ def rewrite_goal(goal: Term, added: int = 0) -> Term:
     if type(goal) is not Struct:
         return goal
     arity = len(goal.args) + added
-    if arity == 2 and goal.name == "is":
-        return Struct(IS, goal.args)
-    if arity == 2 and goal.name in COMPARISONS:
-        return Struct(COMPARE, (Const(goal.name), *goal.args))
+    if arity == 2 and (goal.name == "is" or goal.name in COMPARISONS):
+        bounded = (
+            Struct(IS, goal.args)
+            if goal.name == "is"
+            else Struct(COMPARE, (Const(goal.name), *goal.args))
+        )
+        return _inline(goal, bounded) if added == 0 else bounded
     places = META_ARGS.get((goal.name, arity), ())
     if not places:
         return goal
@@ -69,6 +72,38 @@ def rewrite_goal(goal: Term, added: int = 0) -> Term:
     if all(a is b for a, b in zip(args, goal.args, strict=True)):
         return goal
     return Struct(goal.name, tuple(args))
+
+
+_SHRINKING_OPS: Final = frozenset({"+", "-", "/", "//", "mod", "rem", "div", "min", "max"})
+"""Binary functions whose integer or float result is at most a bit larger than an operand."""
+
+
+def _number(t: Term) -> bool:
+    return type(t) is Const and (type(t.value) is int or type(t.value) is float)
+
+
+def _inline(goal: Struct, bounded: Struct) -> Term:
+    """``goal`` itself when it cannot make a large integer; for ``X is A - 1``, ``A < B`` and
+    the like (operands variables or number literals, a function of :data:`_SHRINKING_OPS`),
+    ``( integer-or-float tests -> goal ; bounded )``: on integers and floats, the common case,
+    the engine's own ``is/2`` at the cost of inline type tests (no call, no inference);
+    ``bounded`` otherwise (a variable may hold an expression or a rational)."""
+    if goal.name == "is":
+        expr = goal.args[1]
+        if not (type(expr) is Struct and len(expr.args) == 2 and expr.name in _SHRINKING_OPS):
+            return bounded
+        operands: tuple[Term, ...] = expr.args
+    else:
+        operands = goal.args
+    if not all(type(t) is Var or _number(t) for t in operands):
+        return bounded
+    tests: list[Term] = []
+    for t in dict.fromkeys(t for t in operands if type(t) is Var):
+        tests.append(Struct(";", (Struct("integer", (t,)), Struct("float", (t,)))))
+    if not tests:
+        return goal  # numbers only
+    condition = tests[0] if len(tests) == 1 else Struct(",", (tests[0], tests[1]))
+    return Struct(";", (Struct("->", (condition, goal)), bounded))
 
 
 def rewrite_clause(clause: Clause) -> Clause:
