@@ -10,9 +10,12 @@ GMP operation: ``2 ** 3000000000`` (375 MB) or the last step of repeated squarin
 So the exporter writes every arithmetic goal of the program's clauses -- ``is/2`` and the six
 comparisons, wherever a goal can sit (:data:`~ilpkit.core.safety.META_ARGS`) and as closures
 (``maplist(is, Xs, Es)``, ``include(<(0), L, R)``) -- as a call of the SWI-Prolog prelude's
-``ilpkit_bounded_is/2`` or ``ilpkit_bounded_compare/3`` (:data:`PROLOG`).  On 9.2 and later
-they are ``is/2`` and the comparison themselves (chosen when the prelude is loaded: the
-same exported program runs on both).  Before 9.2 they first look over the expression: one
+``ilpkit_bounded_is/2`` or ``ilpkit_bounded_compare/3`` (:data:`PROLOG`); ``X is A - 1``,
+``A < B`` and the like on variables and numbers become ``( integer(A) -> X is A - 1 ;
+float(A) -> X is A - 1 ; ilpkit_bounded_is(X, A - 1) )``, the engine's own ``is/2`` at the
+cost of inline type tests in the common case (:func:`_inline`).  On 9.2 and later the
+predicates are ``is/2`` and the comparison themselves (chosen when the prelude is loaded:
+the same exported program runs on both).  Before 9.2 they first look over the expression: one
 without a function that can make a result much larger than its operands (``*``, ``**``,
 ``^``, ``<<``, ``>>``, ``lcm``) and without a rational operand is evaluated by ``is/2`` as
 it is; otherwise the expression is evaluated node by node, each such node's result size
@@ -20,8 +23,8 @@ estimated from its operands' (``msb/1``: a product has at most the sum of the op
 ``A ** N`` about ``N * log2(A)`` bits, ``A << N`` the bits of ``A`` plus ``N``), and a result
 larger than the request's bound is refused with SWI-Prolog 9.2's own error (a resource
 error: a limit, never caught by the data's ``catch/3``) before GMP computes it.  The values
-are those of ``is/2``: each node is evaluated by ``is/2`` on its evaluated operands, the
-same order as ``is/2``.
+and errors are those of ``is/2``: each node is evaluated by ``is/2`` on its evaluated
+operands, left to right as ``is/2`` does.  Cost: docs/security.md ("Big integers").
 
 Not covered: library predicates that evaluate an expression held in the data
 (``sum_list([2 ** 3000000000], S)``), and clauses a learner builds (their arithmetic comes
