@@ -28,10 +28,10 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_coverage import LAST_PROLOG_CPU, time_prolog  # noqa: E402
 from benchmarks.bench_vs_aleph import DATASETS  # noqa: E402
-from ilpkit.backends.native.engine import NativeBackend, NativeOptions  # noqa: E402
-from ilpkit.backends.native.kernels import warm_up  # noqa: E402
 from ilpkit.core.formats import load_task  # noqa: E402
 from ilpkit.core.task import Task  # noqa: E402
+from ilpkit.plugins.backends.native.engine import NativeBackend, NativeOptions  # noqa: E402
+from ilpkit.plugins.backends.native.kernels import warm_up  # noqa: E402
 from ilpkit.plugins.formats.aleph import AlephFormat  # noqa: E402
 from ilpkit.prolog.reader import read_term  # noqa: E402
 from ilpkit.prolog.terms import Clause  # noqa: E402

@@ -37,13 +37,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ilpkit.backends.native.engine import NativeBackend, NativeOptions  # noqa: E402
-from ilpkit.backends.native.kernels import warm_up  # noqa: E402
-from ilpkit.core.errors import IlpkitError  # noqa: E402
 from ilpkit.core.formats import load_task  # noqa: E402
 from ilpkit.core.refine import Refiner  # noqa: E402
 from ilpkit.core.task import Task  # noqa: E402
 from ilpkit.datasets import bundled_path  # noqa: E402
+from ilpkit.errors import IlpkitError  # noqa: E402
+from ilpkit.plugins.backends.native.engine import NativeBackend, NativeOptions  # noqa: E402
+from ilpkit.plugins.backends.native.kernels import warm_up  # noqa: E402
 from ilpkit.prolog.terms import Clause, clause_to_prolog, to_prolog  # noqa: E402
 
 
@@ -346,16 +346,19 @@ BACKEND_CHILD = r"""
 import pickle, sys, time
 sys.path.insert(0, sys.argv[1])
 from benchmarks.bench_coverage import load_for_backend
-from ilpkit.backends.native.engine import NativeBackend
+from ilpkit.plugins.backends.native.engine import NativeBackend
 name, engine, clauses = pickle.load(open(sys.argv[2], "rb"))
 task = load_for_backend(name)
 if engine == "native":
     backend = NativeBackend()
 elif engine.startswith("swi-"):
-    from ilpkit.backends.prolog.swi_backend import SwiBackend, SwiOptions
+    from ilpkit.plugins.backends.prolog.swi_backend import SwiBackend, SwiOptions
     backend = SwiBackend(SwiOptions(bridge=engine[4:]))
 else:
-    from ilpkit.backends.prolog.subprocess_backend import SubprocessBackend, SubprocessOptions
+    from ilpkit.plugins.backends.prolog.subprocess_backend import (
+        SubprocessBackend,
+        SubprocessOptions,
+    )
     backend = SubprocessBackend(SubprocessOptions(engine=engine[11:]))
 t0 = time.perf_counter()
 backend.load(task)

@@ -1,4 +1,4 @@
-"""What the integer bound costs SWI-Prolog 9.0 (ilpkit/backends/prolog/intguard.py).
+"""What the integer bound costs SWI-Prolog 9.0 (ilpkit/plugins/backends/prolog/intguard.py).
 
 Mutagenesis' background does its arithmetic in the ring-perception recursion (``N1 > 1, N2
 is N1 - 1``) and in ``gteq/2``, ``lteq/2``: the clauses below (random legal clauses and greedy
@@ -29,10 +29,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ilpkit.backends.prolog import intguard  # noqa: E402
 from ilpkit.core.formats import load_task  # noqa: E402
 from ilpkit.core.task import Task  # noqa: E402
 from ilpkit.datasets import bundled_path  # noqa: E402
+from ilpkit.plugins.backends.prolog import intguard  # noqa: E402
 from ilpkit.prolog.terms import Clause, clause_to_prolog  # noqa: E402
 
 
@@ -51,7 +51,7 @@ def _inferences() -> int:
 
 def make(path: Path, n: int, seed: int) -> None:
     from benchmarks.bench_coverage import make_clauses
-    from ilpkit.backends.native.engine import NativeBackend
+    from ilpkit.plugins.backends.native.engine import NativeBackend
 
     task = load_task(bundled_path("mutagenesis"))
     native = NativeBackend()
@@ -100,11 +100,14 @@ def run(path: Path | None, engine: str, off: bool, timeout: float) -> None:
         ]
     backend: object
     if engine == "swipl":
-        from ilpkit.backends.prolog.subprocess_backend import SubprocessBackend, SubprocessOptions
+        from ilpkit.plugins.backends.prolog.subprocess_backend import (
+            SubprocessBackend,
+            SubprocessOptions,
+        )
 
         backend = SubprocessBackend(SubprocessOptions(engine="swipl", timeout=timeout))
     else:
-        from ilpkit.backends.prolog.swi_backend import SwiBackend, SwiOptions
+        from ilpkit.plugins.backends.prolog.swi_backend import SwiBackend, SwiOptions
 
         backend = SwiBackend(SwiOptions(bridge="pyswip", timeout=timeout))
     backend.load(task)  # type: ignore[attr-defined]

@@ -31,7 +31,7 @@ import json, sys, time
 sys.path.insert(0, "benchmarks")
 from memory import peak_rss_mb
 import ilpkit
-from ilpkit.backends.native.engine import NativeBackend
+from ilpkit.plugins.backends.native.engine import NativeBackend
 t0 = time.perf_counter()
 task = ilpkit.load_task(sys.argv[1])
 t1 = time.perf_counter()

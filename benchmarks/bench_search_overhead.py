@@ -136,11 +136,11 @@ def _child_cpu(pid: int | None) -> float:
 
 def run_one(name: str, workdir: Path) -> dict[str, Any]:
     """Learn with backend ``name`` in this process, recording every coverage question."""
-    from ilpkit.backends.base import Backend
-    from ilpkit.backends.prolog.export import export_program
-    from ilpkit.backends.prolog.subprocess_backend import _intervals
     from ilpkit.core.coverage import Coverage
     from ilpkit.experiment.api import learn
+    from ilpkit.plugins.backends.base import Backend
+    from ilpkit.plugins.backends.prolog.export import export_program
+    from ilpkit.plugins.backends.prolog.subprocess_backend import _intervals
     from ilpkit.prolog.terms import Clause, Struct, conjunction, to_prolog
 
     kind, options = BACKENDS[name]
@@ -248,14 +248,14 @@ def run_one(name: str, workdir: Path) -> dict[str, Any]:
 
 def type_of(kind: str) -> type:
     if kind == "swi":
-        from ilpkit.backends.prolog.swi_backend import SwiBackend
+        from ilpkit.plugins.backends.prolog.swi_backend import SwiBackend
 
         return SwiBackend
     if kind == "subprocess":
-        from ilpkit.backends.prolog.subprocess_backend import SubprocessBackend
+        from ilpkit.plugins.backends.prolog.subprocess_backend import SubprocessBackend
 
         return SubprocessBackend
-    from ilpkit.backends.native.engine import NativeBackend
+    from ilpkit.plugins.backends.native.engine import NativeBackend
 
     return NativeBackend
 

@@ -47,10 +47,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_coverage import SHARED  # noqa: E402
-from ilpkit.backends.native.engine import NativeBackend  # noqa: E402
 from ilpkit.core.formats import load_task  # noqa: E402
 from ilpkit.core.task import Task  # noqa: E402
 from ilpkit.datasets import bundled_path  # noqa: E402
+from ilpkit.plugins.backends.native.engine import NativeBackend  # noqa: E402
 from ilpkit.plugins.formats.aleph import AlephFormat  # noqa: E402
 from ilpkit.prolog.reader import read_term  # noqa: E402
 from ilpkit.prolog.terms import Clause, is_ground  # noqa: E402

@@ -3,7 +3,7 @@
 Each case takes a small, valid seed dataset (Aleph, BoostSRL, Popper) or run file (TOML),
 mutates one of its files (byte and token deletions, insertions of Prolog-significant text,
 duplications, splices of hostile snippets such as deep nesting, huge literals, surrogates)
-and loads it.  An exception that is not an :class:`~ilpkit.core.errors.IlpkitError`, or a
+and loads it.  An exception that is not an :class:`~ilpkit.errors.IlpkitError`, or a
 case running longer than ``--case-seconds``, is a finding: the input is saved under
 ``--out`` and the table at the end counts findings by target and exception type.
 
@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ilpkit.core.errors import IlpkitError  # noqa: E402
+from ilpkit.errors import IlpkitError  # noqa: E402
 
 ALEPH = {
     "t.b": """:- modeh(1, p(+a)).

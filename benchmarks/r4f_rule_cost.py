@@ -35,8 +35,8 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 import ilpkit  # noqa: E402
-from ilpkit.core.errors import ResourceLimitExceeded  # noqa: E402
 from ilpkit.core.plugins import get_plugin_manager  # noqa: E402
+from ilpkit.errors import ResourceLimitExceeded  # noqa: E402
 from ilpkit.plugins.search.random_rules import RandomRuleGenerator  # noqa: E402
 
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {

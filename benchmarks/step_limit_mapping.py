@@ -14,9 +14,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ilpkit.core.errors import ResourceLimitExceeded
 from ilpkit.core.formats import load_task
 from ilpkit.core.plugins import get_plugin_manager
+from ilpkit.errors import ResourceLimitExceeded
 from ilpkit.prolog.reader import read_term
 from ilpkit.prolog.terms import Clause
 

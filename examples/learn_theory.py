@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import sys
 
-from ilpkit.backends.native.engine import NativeBackend
 from ilpkit.core.formats import load_task
 from ilpkit.core.learner import LearnContext
 from ilpkit.core.metrics import auroc, aurpc, pr_points_from_scores
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.task import POS
 from ilpkit.datasets import bundled_path
+from ilpkit.plugins.backends.native.engine import NativeBackend
 
 
 def main(name: str) -> None:

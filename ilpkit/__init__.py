@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ilpkit.core.errors import IlpkitError
+from ilpkit.errors import IlpkitError
 
 if TYPE_CHECKING:
     from ilpkit.experiment.api import cv, explain, learn, load_task, predict, run

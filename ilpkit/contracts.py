@@ -30,9 +30,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ilpkit.core.coverage import Counts, Coverage, Weighting
-from ilpkit.core.errors import ConfigError, DataError, UnsafeProgramError
 from ilpkit.core.plugins import PluginKind, PluginManager, get_plugin_manager
 from ilpkit.core.task import POS, Task
+from ilpkit.errors import ConfigError, DataError, UnsafeProgramError
 
 __all__ = [
     "CheckSkipped",
@@ -363,7 +363,7 @@ HAND_CHECKED: Mapping[str, list[str]] = {
 
 
 def _backend(name: str, manager: PluginManager, **options: Any) -> Any:
-    from ilpkit.core.errors import BackendUnavailable
+    from ilpkit.errors import BackendUnavailable
 
     try:
         backend = manager.make("backend", name, options)
@@ -422,8 +422,8 @@ def backend_agrees_with_native(
 def backend_refuses_unsafe_data(
     name: str, manager: PluginManager, options: Mapping[str, Any] | None = None
 ) -> None:
-    from ilpkit.core.errors import BackendUnavailable
     from ilpkit.core.formats import load_task
+    from ilpkit.errors import BackendUnavailable
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "hostile"

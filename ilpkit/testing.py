@@ -20,7 +20,7 @@ with a small clause budget) and says what broke in its message:
 * ``same_seed``: two fits with one seed give the same model;
 * ``native_swi``: the same model on the native and the swi backend (skipped without SWI);
 * ``refuses_bad_options``: a misspelt option, and a search/scorer the learner declares it
-  cannot take, are refused with a :class:`~ilpkit.core.errors.ConfigError` naming them;
+  cannot take, are refused with a :class:`~ilpkit.errors.ConfigError` naming them;
 * ``leaves_its_input``: ``fit`` does not change the task it is given;
 * ``on_a_subset``: a fit on a subset of the examples (a fold) scores every example;
 * ``same_model_on_every_executor``: members run on worker processes give the same model
@@ -49,10 +49,10 @@ from ilpkit.contracts import (
     check_search,
     plugin_checks,
 )
-from ilpkit.core.errors import ConfigError
 from ilpkit.core.learner import Learner, LearnerCapabilities, Model, capabilities_of
 from ilpkit.core.plugins import PluginManager, get_plugin_manager
 from ilpkit.core.task import Task
+from ilpkit.errors import ConfigError
 
 __all__ = [
     "CheckSkipped",

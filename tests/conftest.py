@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from ilpkit.backends.native.engine import NativeBackend
 from ilpkit.core.formats import load_task
 from ilpkit.core.plugins import PluginManager
 from ilpkit.core.task import Task
 from ilpkit.datasets import bundled_path
+from ilpkit.plugins.backends.native.engine import NativeBackend
 
 
 @pytest.fixture

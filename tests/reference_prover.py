@@ -684,9 +684,9 @@ def load_bundled(name: str) -> Task:
 
 
 def has_resolution_engine() -> bool:
-    """Whether ``ilpkit.backends.native.resolution`` (rule-defined predicates) imports."""
+    """Whether ``ilpkit.plugins.backends.native.resolution`` (rule-defined predicates) imports."""
     try:
-        importlib.import_module("ilpkit.backends.native.resolution")
+        importlib.import_module("ilpkit.plugins.backends.native.resolution")
     except ImportError:
         return False
     return True

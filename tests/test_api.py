@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import ilpkit
 from ilpkit.core.calibration import isotonic_fit
-from ilpkit.core.errors import ConfigError
+from ilpkit.errors import ConfigError
 
 
 def test_isotonic_fit_pools_adjacent_violators_by_hand() -> None:

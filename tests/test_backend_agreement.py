@@ -41,11 +41,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ilpkit.backends.base import Backend
-from ilpkit.backends.native.engine import NativeBackend
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.refine import Refiner
 from ilpkit.core.task import Task
+from ilpkit.plugins.backends.base import Backend
+from ilpkit.plugins.backends.native.engine import NativeBackend
 from ilpkit.prolog.terms import Clause, clause_to_prolog
 from tests.reference_prover import load_bundled, random_task, require_backends, term
 from tests.test_subprocess_backend import RING_PERCEPTION, random_clauses
@@ -70,10 +70,13 @@ def make_backend(engine: str) -> Backend:
     if engine == "native":
         return NativeBackend()
     if engine.startswith("swi-"):
-        from ilpkit.backends.prolog.swi_backend import SwiBackend, SwiOptions
+        from ilpkit.plugins.backends.prolog.swi_backend import SwiBackend, SwiOptions
 
         return SwiBackend(SwiOptions(bridge=engine[4:]))  # type: ignore[arg-type]
-    from ilpkit.backends.prolog.subprocess_backend import SubprocessBackend, SubprocessOptions
+    from ilpkit.plugins.backends.prolog.subprocess_backend import (
+        SubprocessBackend,
+        SubprocessOptions,
+    )
 
     return SubprocessBackend(SubprocessOptions(engine=engine[11:]))  # type: ignore[arg-type]
 
@@ -167,7 +170,7 @@ def available(engine: str) -> str | None:
     if engine == "native":
         return None
     if engine.startswith("swi-"):
-        from ilpkit.backends.prolog.swi_backend import preflight
+        from ilpkit.plugins.backends.prolog.swi_backend import preflight
 
         check = preflight(engine[4:])  # type: ignore[arg-type]
         return None if check.ok else check.reason

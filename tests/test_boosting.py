@@ -19,7 +19,6 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from ilpkit.backends.native.engine import NativeBackend
 from ilpkit.cli.main import app
 from ilpkit.core.coverage import Counts
 from ilpkit.core.learner import LearnContext
@@ -28,6 +27,7 @@ from ilpkit.core.model_files import load_model, save_model
 from ilpkit.core.scoring import weighted_auroc_r, weighted_aurpc_path, weighted_aurpc_point
 from ilpkit.core.search import SearchContext
 from ilpkit.core.task import POS, Task
+from ilpkit.plugins.backends.native.engine import NativeBackend
 from ilpkit.plugins.learners import boosting
 from ilpkit.plugins.learners.boost_model import BoostModel
 from ilpkit.plugins.learners.boost_weak import (

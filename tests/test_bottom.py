@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ilpkit.backends.native.engine import NativeBackend
 from ilpkit.core.bottom import BottomClause, Oracle, saturate
-from ilpkit.core.errors import BiasError
 from ilpkit.core.task import Task
+from ilpkit.errors import BiasError
+from ilpkit.plugins.backends.native.engine import NativeBackend
 from ilpkit.prolog.terms import Clause, Struct, Term, Var, canonical_var_name
 from tests.reference_prover import (
     FactDB,
@@ -311,7 +311,7 @@ NESTED = [
 def test_nested_argument_templates(kind: str, recall: str) -> None:
     if kind == "native" and not has_resolution_engine():
         pytest.skip(
-            "nested patterns are answered by ilpkit.backends.native.resolution, "
+            "nested patterns are answered by ilpkit.plugins.backends.native.resolution, "
             "which is not available yet"
         )
     task = make_task(

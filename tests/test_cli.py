@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 from ilpkit import __version__
 from ilpkit.cli import plugins_cmd
 from ilpkit.cli.main import app
-from ilpkit.core.errors import DataError, PluginError, PrologSyntaxError, SourceLocation
 from ilpkit.core.plugins import KINDS, PluginManager
+from ilpkit.errors import DataError, PluginError, PrologSyntaxError, SourceLocation
 
 runner = CliRunner()
 

@@ -18,9 +18,9 @@ from typer.testing import CliRunner
 import ilpkit
 from ilpkit.cli.main import app
 from ilpkit.core.combiner import ClausePool, PoolModel
-from ilpkit.core.errors import ConfigError
 from ilpkit.core.model_files import load_model, save_model
 from ilpkit.core.plugins import get_plugin_manager
+from ilpkit.errors import ConfigError
 from ilpkit.prolog.terms import Clause
 from tests.reference_prover import term
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from ilpkit.core.errors import ConfigError
 from ilpkit.core.plugins import PluginManager
+from ilpkit.errors import ConfigError
 from ilpkit.experiment.config import (
     RUN_KINDS,
     DataConfig,

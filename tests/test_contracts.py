@@ -46,7 +46,7 @@ def test_native_backend_contract(check: PluginCheck) -> None:
 def _engine_or_skip(engine: str) -> None:
     import shutil
 
-    from ilpkit.backends.prolog.profiles import PROFILES
+    from ilpkit.plugins.backends.prolog.profiles import PROFILES
     from tests.reference_prover import require_backends
 
     if shutil.which(PROFILES[engine].executable) is None:

@@ -11,9 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from ilpkit import __version__
-from ilpkit.backends.prolog.subprocess_backend import SubprocessBackend, SubprocessOptions
 from ilpkit.cli.main import app
-from ilpkit.core.errors import BackendUnavailable
+from ilpkit.errors import BackendUnavailable
+from ilpkit.plugins.backends.prolog.subprocess_backend import SubprocessBackend, SubprocessOptions
 
 runner = CliRunner()
 

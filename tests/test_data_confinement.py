@@ -21,8 +21,8 @@ from typer.testing import CliRunner
 
 import ilpkit
 from ilpkit.cli.main import app
-from ilpkit.core.errors import ConfigError, DataError
 from ilpkit.core.formats import load_task
+from ilpkit.errors import ConfigError, DataError
 
 runner = CliRunner()
 

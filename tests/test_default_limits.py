@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from ilpkit.backends.prolog.profiles import PROFILES
+from ilpkit.plugins.backends.prolog.profiles import PROFILES
 from ilpkit.prolog.terms import Clause
 from tests.reference_prover import require_backends, term
 from tests.test_subprocess_backend import task_with_rules
@@ -51,14 +51,17 @@ def engine(request: pytest.FixtureRequest) -> str:
 def default_backend(engine: str) -> Any:
     """The backend of ``engine`` with every option at its default."""
     if engine == "native":
-        from ilpkit.backends.native.engine import NativeBackend
+        from ilpkit.plugins.backends.native.engine import NativeBackend
 
         return NativeBackend()
     if engine in ("janus", "pyswip"):
-        from ilpkit.backends.prolog.swi_backend import SwiBackend, SwiOptions
+        from ilpkit.plugins.backends.prolog.swi_backend import SwiBackend, SwiOptions
 
         return SwiBackend(SwiOptions(bridge=engine))
-    from ilpkit.backends.prolog.subprocess_backend import SubprocessBackend, SubprocessOptions
+    from ilpkit.plugins.backends.prolog.subprocess_backend import (
+        SubprocessBackend,
+        SubprocessOptions,
+    )
 
     return SubprocessBackend(SubprocessOptions(engine=engine))
 
@@ -97,11 +100,11 @@ def test_default_limits_stop_loops_in_seconds(engine: str) -> None:
 def test_native_default_step_limit_is_lower_than_prolog_engines() -> None:
     """The native default (checked here without running a loop) and the message that names
     the option to raise."""
-    from ilpkit.backends.base import BackendOptions
-    from ilpkit.backends.native.engine import NativeOptions
-    from ilpkit.backends.native.resolution import ResolutionEngine
-    from ilpkit.core.errors import ResourceLimitExceeded
     from ilpkit.core.task import Program
+    from ilpkit.errors import ResourceLimitExceeded
+    from ilpkit.plugins.backends.base import BackendOptions
+    from ilpkit.plugins.backends.native.engine import NativeOptions
+    from ilpkit.plugins.backends.native.resolution import ResolutionEngine
     from ilpkit.prolog.reader import PrologReader
 
     assert NativeOptions().step_limit == 1_000_000

@@ -63,7 +63,7 @@ def test_graph_files_open_again(tmp_path: Path) -> None:
     write_graph(graph, tmp_path / "g.dot")
     dot = (tmp_path / "g.dot").read_text()
     assert dot.startswith("digraph") and "5 -> 6" in dot and "3 -> 5" not in dot
-    from ilpkit.core.errors import IlpkitError
+    from ilpkit.errors import IlpkitError
 
     with pytest.raises(IlpkitError, match=r"\.graphml"):
         write_graph(graph, tmp_path / "g.png")
@@ -262,7 +262,7 @@ def test_cli_saturate_writes_the_literal_network(tmp_path: Path) -> None:
 
 
 def test_bad_alpha_range_is_refused_clearly() -> None:
-    from ilpkit.core.errors import ConfigError
+    from ilpkit.errors import ConfigError
 
     with pytest.raises(ConfigError, match="alpha_min"):
         get_plugin_manager().make("search", "directed-rrr", {"alpha_min": 0.9, "alpha_max": 0.5})

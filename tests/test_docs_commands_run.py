@@ -24,7 +24,7 @@ from ilpkit.cli.main import app
 from tests.skips import shared_data_missing
 from tests.test_docs_commands import PAGES, SKIP_PAGES, expensive, shell_commands
 
-BUDGET = "5"
+BUDGET = "2"
 """Seconds of search per learn/cv command (--time-limit)."""
 runner = CliRunner()
 

@@ -5,7 +5,7 @@ itself (docs/security.md); the lists behind that refusal are read off the engine
 scripts in ``ilpkit/core/engine_names``, and the server's own calls off its source.  These
 tests rerun both and compare, so an engine upgrade or a server change cannot leave a stale
 list behind (``python -m ilpkit.core.engine_names STEM EXECUTABLE`` and
-``python -m ilpkit.backends.prolog.server_calls`` rewrite them).
+``python -m ilpkit.plugins.backends.prolog.server_calls`` rewrite them).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from ilpkit.backends.prolog.server_calls import tsv as server_calls_tsv
 from ilpkit.core.engine_names import (
     ENGINE_LISTS,
     generate,
@@ -28,6 +27,7 @@ from ilpkit.core.engine_names import (
     why_reserved,
 )
 from ilpkit.core.safety import ALLOWED_BUILTINS, UNSAFE_BUILTINS
+from ilpkit.plugins.backends.prolog.server_calls import tsv as server_calls_tsv
 from tests.reference_prover import require_backends
 
 HERE = Path(__file__).resolve().parents[1] / "ilpkit" / "core" / "engine_names"
@@ -68,7 +68,9 @@ def test_shipped_list_equals_the_engines_own(stem: str) -> None:
 
 def test_server_calls_equal_the_servers_source() -> None:
     shipped = (HERE / "server-calls.tsv").read_text(encoding="utf-8")
-    assert server_calls_tsv() == shipped, "rerun python -m ilpkit.backends.prolog.server_calls"
+    assert server_calls_tsv() == shipped, (
+        "rerun python -m ilpkit.plugins.backends.prolog.server_calls"
+    )
 
 
 def test_the_routes_names_are_in_the_lists() -> None:

@@ -13,8 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from ilpkit.cli.main import app
-from ilpkit.core.errors import ConfigError
 from ilpkit.core.learner import Rule
+from ilpkit.errors import ConfigError
 from ilpkit.experiment.config import RunConfig
 from ilpkit.experiment.cv import derive_seed, fold_task, load_configured_task, plan, splits
 from ilpkit.experiment.report import compare_runs

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from ilpkit.core.errors import BiasError, DataError, FormatError, PrologSyntaxError
 from ilpkit.core.formats import FORMATS, load_task
 from ilpkit.core.task import Task
 from ilpkit.datasets import bundled_path
+from ilpkit.errors import BiasError, DataError, FormatError, PrologSyntaxError
 from ilpkit.prolog.terms import Const, Struct
 
 DATA = Path(__file__).parent / "data"

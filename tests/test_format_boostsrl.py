@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from ilpkit.core.bias import Bias, parse_mode
-from ilpkit.core.errors import BiasError, DataError, FormatError, PrologSyntaxError
 from ilpkit.core.task import NEG, POS, UNLABELED, ExampleBuilder, Program, Task
+from ilpkit.errors import BiasError, DataError, FormatError, PrologSyntaxError
 from ilpkit.plugins.formats import boostsrl, popper
 from ilpkit.prolog.reader import read_term
 from ilpkit.prolog.terms import Clause, Const, Str, Struct, Term, make_list

@@ -20,11 +20,11 @@ from rich.console import Console
 
 import ilpkit
 from ilpkit.core.calibration import choose_floor, isotonic_fit, leave_one_out
-from ilpkit.core.errors import PluginError
 from ilpkit.core.learner import LearnContext
 from ilpkit.core.metrics import mean_cross_entropy
 from ilpkit.core.model_files import load_model, save_model
 from ilpkit.core.plugins import PluginManager, PluginSpec, get_plugin_manager, hookimpl
+from ilpkit.errors import PluginError
 from ilpkit.experiment.runs import RunDirectory
 from ilpkit.plugins.combiners.kernels import FeatureStats, KernelOptions, MatchKernel
 from ilpkit.plugins.combiners.svm_solver import PROB_MIN_GRID
@@ -274,9 +274,9 @@ def test_stage1_cache_is_shared_by_variants(tmp_path: Path) -> None:
 
 
 def fit_on_uwcse(kernel: str) -> tuple[Any, Any, Any]:
-    from ilpkit.backends.native.engine import NativeBackend
     from ilpkit.core.formats import load_task
     from ilpkit.datasets import bundled_path
+    from ilpkit.plugins.backends.native.engine import NativeBackend
 
     task = load_task(bundled_path("uwcse"))
     task.bias.settings.set_value("i", 2)
@@ -344,7 +344,7 @@ def test_predict_cli_writes_probabilities(tmp_path: Path) -> None:
 
 
 def test_same_model_on_native_and_swi(tmp_path: Path) -> None:
-    from ilpkit.backends.prolog.swi_backend import preflight
+    from ilpkit.plugins.backends.prolog.swi_backend import preflight
 
     if not preflight("pyswip").ok:
         pytest.skip("swi (pyswip) is not available")

@@ -16,11 +16,11 @@ import shutil
 
 import pytest
 
-from ilpkit.backends.native.engine import NativeBackend
-from ilpkit.backends.prolog.profiles import PROFILES, ascii_text
-from ilpkit.backends.prolog.subprocess_backend import SubprocessBackend, SubprocessOptions
-from ilpkit.core.errors import DataError
 from ilpkit.core.task import Task
+from ilpkit.errors import DataError
+from ilpkit.plugins.backends.native.engine import NativeBackend
+from ilpkit.plugins.backends.prolog.profiles import PROFILES, ascii_text
+from ilpkit.plugins.backends.prolog.subprocess_backend import SubprocessBackend, SubprocessOptions
 from ilpkit.prolog.terms import Clause, clause_to_prolog, to_prolog
 from tests.reference_prover import make_task, require_backends, term
 from tests.test_subprocess_backend import task_with_rules

@@ -24,9 +24,9 @@ import pytest
 from typer.testing import CliRunner
 
 from ilpkit.cli.main import app
-from ilpkit.core.errors import DataError
 from ilpkit.core.formats import load_task
 from ilpkit.core.task import Task
+from ilpkit.errors import DataError
 from ilpkit.prolog.terms import Clause
 from tests import test_hostile_limits
 from tests.reference_prover import term
@@ -188,8 +188,8 @@ def unchecked() -> Iterator[None]:
         return None
 
     with (
-        mock.patch("ilpkit.backends.prolog.export.check_program", nothing),
-        mock.patch("ilpkit.backends.native.engine.check_program", nothing),
+        mock.patch("ilpkit.plugins.backends.prolog.export.check_program", nothing),
+        mock.patch("ilpkit.plugins.backends.native.engine.check_program", nothing),
     ):
         yield
 

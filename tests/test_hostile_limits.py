@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from ilpkit.backends.prolog.profiles import PROFILES
+from ilpkit.plugins.backends.prolog.profiles import PROFILES
 from ilpkit.prolog.terms import Clause
 from tests.reference_prover import require_backends, term
 from tests.test_subprocess_backend import task_with_rules
@@ -49,14 +49,17 @@ def engine(request: pytest.FixtureRequest) -> str:
 
 def make_backend(engine: str, options: dict[str, Any]) -> Any:
     if engine == "native":
-        from ilpkit.backends.native.engine import NativeBackend, NativeOptions
+        from ilpkit.plugins.backends.native.engine import NativeBackend, NativeOptions
 
         return NativeBackend(NativeOptions(**options))
     if engine in BRIDGES:
-        from ilpkit.backends.prolog.swi_backend import SwiBackend, SwiOptions
+        from ilpkit.plugins.backends.prolog.swi_backend import SwiBackend, SwiOptions
 
         return SwiBackend(SwiOptions(bridge=engine, **options))
-    from ilpkit.backends.prolog.subprocess_backend import SubprocessBackend, SubprocessOptions
+    from ilpkit.plugins.backends.prolog.subprocess_backend import (
+        SubprocessBackend,
+        SubprocessOptions,
+    )
 
     if engine == "gprolog":  # no inference counter: the step limit is a wall-clock guard
         options = {**options, "guard_seconds": 2.0}

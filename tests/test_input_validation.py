@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from ilpkit.backends.native.engine import NativeOptions
 from ilpkit.core.bias import MAX_I, Settings
-from ilpkit.core.errors import BiasError, ConfigError, DataError
 from ilpkit.core.formats import load_task
 from ilpkit.core.plugins import get_plugin_manager
+from ilpkit.errors import BiasError, ConfigError, DataError
 from ilpkit.experiment.config import MAX_TOML_DEPTH, apply_overrides, load_config, parse_value
+from ilpkit.plugins.backends.native.engine import NativeOptions
 from ilpkit.prolog.reader import PrologReader
 from ilpkit.prolog.terms import Const
 

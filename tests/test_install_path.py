@@ -29,7 +29,7 @@ def _env(cache: Path) -> dict[str, str]:
 
 def test_numba_caches_the_kernel_outside_the_package(tmp_path: Path) -> None:
     probe = (
-        "import numba.core.config as c, ilpkit.backends.native.kernels as k, os\n"
+        "import numba.core.config as c, ilpkit.plugins.backends.native.kernels as k, os\n"
         "print(c.CACHE_DIR)\nprint(k._CACHE)\n"
     )
     out = subprocess.run(
@@ -47,7 +47,7 @@ def test_numba_caches_the_kernel_outside_the_package(tmp_path: Path) -> None:
 def test_numba_imported_first_still_caches_outside_the_package(tmp_path: Path) -> None:
     probe = (
         "import numba\nimport numba.core.config as c\nassert not c.CACHE_DIR\n"
-        "import ilpkit.backends.native.kernels as k\nprint(c.CACHE_DIR)\n"
+        "import ilpkit.plugins.backends.native.kernels as k\nprint(c.CACHE_DIR)\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", probe],
@@ -62,7 +62,7 @@ def test_numba_imported_first_still_caches_outside_the_package(tmp_path: Path) -
 def test_an_unwritable_cache_folder_turns_the_disk_cache_off(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
-    probe = "import ilpkit.backends.native.kernels as k\nprint(k._CACHE)\n"
+    probe = "import ilpkit.plugins.backends.native.kernels as k\nprint(k._CACHE)\n"
     out = subprocess.run(
         [sys.executable, "-c", probe],
         env=_env(blocker / "cache"),

@@ -19,12 +19,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ilpkit.backends.native import kernels as K
-from ilpkit.backends.native.engine import NativeBackend, NativeOptions
-from ilpkit.backends.native.plan import KernelStore, build_plan, head_components
 from ilpkit.core.bottom import saturate
 from ilpkit.core.refine import Refiner
 from ilpkit.core.task import Task
+from ilpkit.plugins.backends.native import kernels as K
+from ilpkit.plugins.backends.native.engine import NativeBackend, NativeOptions
+from ilpkit.plugins.backends.native.plan import KernelStore, build_plan, head_components
 from ilpkit.prolog.terms import Clause, Const, Struct, Term, Var
 from tests.reference_prover import (
     FactDB,
@@ -313,7 +313,7 @@ def test_part_key_is_the_same_exactly_for_variants_on_the_same_head_columns() ->
     """Two body parts share a kernel memo iff one is the other with variables renamed and
     they read the same head columns (the head variable at column c is -1 - c; the others
     are numbered by first occurrence, counting the head variables first)."""
-    from ilpkit.backends.native.engine_common import _part_key
+    from ilpkit.plugins.backends.native.engine_common import _part_key
 
     def lits(text: str) -> list[Term]:
         return list(Clause.from_term(term(f"h(A, B) :- {text}")).body)
@@ -338,7 +338,7 @@ def test_part_key_is_the_same_exactly_for_variants_on_the_same_head_columns() ->
 def test_sparse_indexes_are_bisected_with_the_same_answers(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every column forced sparse: no key starts are stored and the kernel bisects the row
     order; gp(A, B) :- parent(A, C), parent(C, B) still covers the two grandparent pairs."""
-    from ilpkit.backends.native import store as S
+    from ilpkit.plugins.backends.native import store as S
 
     monkeypatch.setattr(S, "_DENSE_FACTOR", 0)
     monkeypatch.setattr(S, "_DENSE_SLACK", -1)

@@ -35,9 +35,9 @@ def test_a_requested_stop_makes_time_up_until_cleared() -> None:
 
 
 def test_saturation_stops_adding_literals_once_the_time_limit_passed() -> None:
-    from ilpkit.backends.native.engine import NativeBackend
     from ilpkit.core.formats import load_task
     from ilpkit.datasets import bundled_path
+    from ilpkit.plugins.backends.native.engine import NativeBackend
 
     task = load_task(bundled_path("trains"))
     with NativeBackend() as backend:

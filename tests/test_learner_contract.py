@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from ilpkit.core.errors import PluginError
 from ilpkit.core.plugins import get_plugin_manager
+from ilpkit.errors import PluginError
 from ilpkit.testing import LearnerCheck, check_learner, learner_checks
 
 SLOW = {"same_model_on_every_executor"}

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.fuzz_loaders import HOSTILE, SEEDS, mutate, run_target, write_case
-from ilpkit.core.errors import IlpkitError
+from ilpkit.errors import IlpkitError
 
 
 @contextmanager

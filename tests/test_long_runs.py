@@ -14,8 +14,8 @@ import ilpkit
 from ilpkit.cli.learn_cmd import LiveProgress
 from ilpkit.cli.main import app
 from ilpkit.core.budget import LARGE_SEARCH, large_search_warning, planned_clauses
-from ilpkit.core.errors import ConfigError
 from ilpkit.core.search import time_is_up, time_limit
+from ilpkit.errors import ConfigError
 
 runner = CliRunner()
 

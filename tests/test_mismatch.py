@@ -10,10 +10,10 @@ from typer.testing import CliRunner
 
 from ilpkit.cli.errors import EXIT_USER_ERROR
 from ilpkit.cli.main import app
-from ilpkit.core.errors import DataError
 from ilpkit.core.formats import load_task
 from ilpkit.core.mismatch import check_clause, check_model_target, check_seed
 from ilpkit.datasets import bundled_path, resolve_data_path
+from ilpkit.errors import DataError
 from ilpkit.prolog.reader import PrologReader
 from ilpkit.prolog.terms import Clause
 

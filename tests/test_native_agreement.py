@@ -24,12 +24,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ilpkit.backends.native.engine import NativeBackend, NativeOptions
 from ilpkit.core.bias import Bias
 from ilpkit.core.bottom import Oracle, saturate
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.refine import Refiner
 from ilpkit.core.task import Program, Task
+from ilpkit.plugins.backends.native.engine import NativeBackend, NativeOptions
 from ilpkit.prolog.terms import Clause, Const, Struct, Term, indicator, to_prolog
 from tests.reference_prover import (
     FactDB,
@@ -57,7 +57,7 @@ def need_swipl() -> None:
 def need_resolution() -> None:
     if not has_resolution_engine():
         pytest.skip(
-            "ilpkit.backends.native.resolution cannot be imported (the engine for "
+            "ilpkit.plugins.backends.native.resolution cannot be imported (the engine for "
             "rule-defined predicates is not available yet)"
         )
 

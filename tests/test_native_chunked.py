@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import pytest
 
-from ilpkit.backends.native.prolog.terms import _to_term
-from ilpkit.backends.native.resolution import ResolutionEngine
-from ilpkit.backends.native.vectorised import Evaluator, Unsupported
 from ilpkit.core.task import Program
+from ilpkit.plugins.backends.native.prolog.terms import _to_term
+from ilpkit.plugins.backends.native.resolution import ResolutionEngine
+from ilpkit.plugins.backends.native.vectorised import Evaluator, Unsupported
 from ilpkit.prolog.reader import PrologReader
 from ilpkit.prolog.terms import Clause, Term, to_prolog
 

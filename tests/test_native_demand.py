@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ilpkit.backends.native.demand import DemandTable, leading_facts
-from ilpkit.backends.native.engine import NativeBackend, NativeOptions
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.task import Program, Task
+from ilpkit.plugins.backends.native.demand import DemandTable, leading_facts
+from ilpkit.plugins.backends.native.engine import NativeBackend, NativeOptions
 from ilpkit.prolog.reader import PrologReader
 from ilpkit.prolog.terms import Clause
 from tests.reference_prover import make_task, term

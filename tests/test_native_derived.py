@@ -19,12 +19,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ilpkit.backends.native.derive import Deriver
-from ilpkit.backends.native.engine import NativeBackend, NativeOptions
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.formats import load_task
 from ilpkit.core.refine import Refiner
 from ilpkit.core.task import Program, Task
+from ilpkit.plugins.backends.native.derive import Deriver
+from ilpkit.plugins.backends.native.engine import NativeBackend, NativeOptions
 from ilpkit.prolog.reader import PrologReader
 from ilpkit.prolog.terms import Clause, Const, Term
 from tests.reference_prover import load_bundled, make_task, require_backends, term
@@ -120,8 +120,8 @@ def test_tabling_again_over_the_same_domain_converts_no_value_again(
     # gteq(X, 1) then gteq(X, 2.5) over {1, 2, 2.5, q}: SLD answers X = 1, 2, 2.5 (>= 1) then
     # X = 2.5.  Each interned term becomes an evaluator value once for the task: the first
     # table converts its constant and the 4 domain terms (5), the second only its constant (1).
-    from ilpkit.backends.native import derive
-    from ilpkit.backends.native.prolog import terms as prolog_terms
+    from ilpkit.plugins.backends.native import derive
+    from ilpkit.plugins.backends.native.prolog import terms as prolog_terms
 
     calls: list[Term] = []
     real = prolog_terms._from_term
@@ -215,7 +215,10 @@ def clauses_of(task: Task, backend: NativeBackend, n: int, seed: int) -> list[Cl
 
 
 def assert_agree(task: Task, n: int, seed: int) -> None:
-    from ilpkit.backends.prolog.subprocess_backend import SubprocessBackend, SubprocessOptions
+    from ilpkit.plugins.backends.prolog.subprocess_backend import (
+        SubprocessBackend,
+        SubprocessOptions,
+    )
 
     probe = NativeBackend(NativeOptions(kernel=True))
     probe.load(task)
@@ -294,7 +297,7 @@ def test_a_refused_literal_is_tabled_call_by_call_while_cheap(
     # derive_tuples = 1 and within 16 x 1: tabled call by call -- unless that takes more than
     # the CPU budget (-1: always), when the predicate is marked slow and the numpy engine
     # answers; the coverage is the same.
-    from ilpkit.backends.native import kernel_cover
+    from ilpkit.plugins.backends.native import kernel_cover
 
     monkeypatch.setattr(kernel_cover, "_CALL_BY_CALL_CPU", budget)
     task = make_task([], pos=["h(m1)"], neg=["h(m2)"], modes=["modeh(1, h(+m))"])
@@ -324,8 +327,8 @@ def test_a_predicate_is_left_to_the_numpy_engine_after_three_overruns(
     #   connected(R2, R4), both from s: likewise -> []
     # Each is a new literal pattern; the first three are tried call by call and overrun, the
     # fourth is not tried (three strikes), and the numpy engine answers all four the same.
-    from ilpkit.backends.native import kernel_cover
-    from ilpkit.backends.native.engine import NativeBackend as NB
+    from ilpkit.plugins.backends.native import kernel_cover
+    from ilpkit.plugins.backends.native.engine import NativeBackend as NB
 
     monkeypatch.setattr(kernel_cover, "_CALL_BY_CALL_CPU", -1.0)
     tried: list[str] = []

@@ -12,11 +12,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ilpkit.backends.native import kernel_cover
-from ilpkit.backends.native.engine import NativeBackend, NativeOptions
-from ilpkit.backends.native.plan import KernelStore
-from ilpkit.backends.native.store import FactTable
 from ilpkit.core.formats import load_task
+from ilpkit.plugins.backends.native import kernel_cover
+from ilpkit.plugins.backends.native.engine import NativeBackend, NativeOptions
+from ilpkit.plugins.backends.native.plan import KernelStore
+from ilpkit.plugins.backends.native.store import FactTable
 from ilpkit.prolog.terms import Clause
 from tests.reference_prover import term
 from tests.test_native_derived import CARCINOGENESIS, PROGRAM, clauses_of, task_of

@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ilpkit.backends.native import key_index, vectorised
-from ilpkit.backends.native.key_index import KeyIndex
-from ilpkit.backends.native.resolution import ResolutionEngine
 from ilpkit.core.task import Program
+from ilpkit.plugins.backends.native import key_index, vectorised
+from ilpkit.plugins.backends.native.key_index import KeyIndex
+from ilpkit.plugins.backends.native.resolution import ResolutionEngine
 from ilpkit.prolog.reader import PrologReader
 from ilpkit.prolog.terms import Clause
 

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from ilpkit.backends.native.resolution import ResolutionEngine
-from ilpkit.core.errors import ResourceLimitExceeded
 from ilpkit.core.task import Program
+from ilpkit.errors import ResourceLimitExceeded
+from ilpkit.plugins.backends.native.resolution import ResolutionEngine
 from ilpkit.prolog.reader import PrologReader
 from ilpkit.prolog.terms import Clause
 
@@ -30,7 +30,7 @@ CHILD = textwrap.dedent(
     """
     import json, resource, sys, time
     resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
-    from ilpkit.backends.native.resolution import ResolutionEngine
+    from ilpkit.plugins.backends.native.resolution import ResolutionEngine
     from ilpkit.prolog.reader import PrologReader
     from ilpkit.core.task import Program
     from ilpkit.prolog.terms import Clause

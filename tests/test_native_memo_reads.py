@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ilpkit.backends.native import kernel_cover, plan
-from ilpkit.backends.native import kernels as K
-from ilpkit.backends.native.engine import NativeBackend, NativeOptions
 from ilpkit.core.coverage import Coverage
+from ilpkit.plugins.backends.native import kernel_cover, plan
+from ilpkit.plugins.backends.native import kernels as K
+from ilpkit.plugins.backends.native.engine import NativeBackend, NativeOptions
 from ilpkit.prolog.terms import Clause
 from tests.reference_prover import make_task, term
 

@@ -11,10 +11,10 @@ import time
 
 import pytest
 
-from ilpkit.backends.native.engine import NativeBackend, NativeOptions
-from ilpkit.backends.native.kernels import HAVE_NUMBA, warm_up
-from ilpkit.core.errors import ResourceLimitExceeded
 from ilpkit.core.task import Task
+from ilpkit.errors import ResourceLimitExceeded
+from ilpkit.plugins.backends.native.engine import NativeBackend, NativeOptions
+from ilpkit.plugins.backends.native.kernels import HAVE_NUMBA, warm_up
 from ilpkit.prolog.terms import Clause
 from tests.reference_prover import make_task, term
 
@@ -85,7 +85,7 @@ def test_set_at_a_time_engine_stops_at_the_memory_limit() -> None:
 @pytest.mark.skipif(not HAVE_NUMBA, reason="the compiled kernel needs numba")
 def test_paused_kernel_gives_the_answer_of_one_run(monkeypatch: pytest.MonkeyPatch) -> None:
     # Slices of 7 candidate tests resume exactly where they stopped: same covered rows.
-    from ilpkit.backends.native import plan as P
+    from ilpkit.plugins.backends.native import plan as P
 
     # each example scans e(A, 0..N-1) for B > 100 (and C < 1 after it): about 100 candidate
     # tests, so about 15 slices each

@@ -25,8 +25,10 @@ from unittest import mock
 
 import pytest
 
-from ilpkit.backends.prolog import fence
-from ilpkit.backends.prolog.fence import (
+from ilpkit.core.task import Task
+from ilpkit.errors import BackendUnavailable, UnsafeProgramError
+from ilpkit.plugins.backends.prolog import fence
+from ilpkit.plugins.backends.prolog.fence import (
     FenceUnavailable,
     elf_interpreter,
     engine_home,
@@ -34,9 +36,7 @@ from ilpkit.backends.prolog.fence import (
     landlock_abi,
     launcher_command,
 )
-from ilpkit.backends.prolog.subprocess_backend import SubprocessBackend, SubprocessOptions
-from ilpkit.core.errors import BackendUnavailable, UnsafeProgramError
-from ilpkit.core.task import Task
+from ilpkit.plugins.backends.prolog.subprocess_backend import SubprocessBackend, SubprocessOptions
 from ilpkit.prolog.terms import Clause, Struct
 from tests.reference_prover import make_task, require_backends, term
 from tests.skips import engine_missing
@@ -65,7 +65,7 @@ def unchecked() -> Iterator[None]:
     def nothing(task: Task, **kwargs: Any) -> None:
         return None
 
-    with mock.patch("ilpkit.backends.prolog.export.check_program", nothing):
+    with mock.patch("ilpkit.plugins.backends.prolog.export.check_program", nothing):
         yield
 
 
@@ -326,7 +326,7 @@ def test_require_without_landlock_is_a_clear_error(tmp_path: Path) -> None:
 
 _PARENT = """
 import sys
-from ilpkit.backends.prolog.subprocess_backend import SubprocessBackend, SubprocessOptions
+from ilpkit.plugins.backends.prolog.subprocess_backend import SubprocessBackend, SubprocessOptions
 from tests.reference_prover import make_task, term
 from ilpkit.prolog.terms import Clause, Struct
 

@@ -21,8 +21,8 @@ from typer.testing import CliRunner
 
 from ilpkit.cli import plugins_cmd
 from ilpkit.cli.main import app
-from ilpkit.core.errors import ConfigError, PluginError
 from ilpkit.core.plugins import DISABLE_AUTOLOAD_ENV, ENTRY_POINT_GROUP, PluginManager
+from ilpkit.errors import ConfigError, PluginError
 
 DEMO_SOURCE = '''
 """A third-party ilpkit plugin package."""

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
-from ilpkit.core.errors import ConfigError, PluginError
 from ilpkit.core.executor import Executor
 from ilpkit.core.plugins import (
     KINDS,
@@ -20,6 +19,7 @@ from ilpkit.core.plugins import (
     get_plugin_manager,
     hookimpl,
 )
+from ilpkit.errors import ConfigError, PluginError
 from ilpkit.plugins.executors.local import LocalExecutor, LocalOptions
 
 

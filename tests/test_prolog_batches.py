@@ -15,21 +15,21 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from ilpkit.backends.base import Backend
-from ilpkit.backends.native.engine import NativeBackend
-from ilpkit.backends.prolog.subprocess_backend import (
+from ilpkit.core.coverage import Coverage, Weighting
+from ilpkit.core.plugins import get_plugin_manager
+from ilpkit.core.refine import Refiner
+from ilpkit.core.search import Acceptance, SearchContext, Trajectory
+from ilpkit.core.task import Task
+from ilpkit.errors import ResourceLimitExceeded
+from ilpkit.plugins.backends.base import Backend
+from ilpkit.plugins.backends.native.engine import NativeBackend
+from ilpkit.plugins.backends.prolog.subprocess_backend import (
     AmongMemo,
     PrologEngineError,
     SubprocessBackend,
     SubprocessOptions,
     parse_ids,
 )
-from ilpkit.core.coverage import Coverage, Weighting
-from ilpkit.core.errors import ResourceLimitExceeded
-from ilpkit.core.plugins import get_plugin_manager
-from ilpkit.core.refine import Refiner
-from ilpkit.core.search import Acceptance, SearchContext, Trajectory
-from ilpkit.core.task import Task
 from ilpkit.prolog.terms import Clause, Const, Struct, Var
 from tests.skips import engine_missing
 
@@ -144,7 +144,7 @@ def prolog_backend(kind: str, task: Task) -> Backend:
             pytest.skip(engine_missing(kind))
         backend: Backend = SubprocessBackend(SubprocessOptions(engine=kind))
     else:
-        from ilpkit.backends.prolog.swi_backend import SwiBackend, SwiOptions, preflight
+        from ilpkit.plugins.backends.prolog.swi_backend import SwiBackend, SwiOptions, preflight
 
         if not preflight("janus").ok and not preflight("pyswip").ok:
             pytest.skip("no SWI-Prolog bridge works here")

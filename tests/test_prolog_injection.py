@@ -31,12 +31,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ilpkit.backends.base import Backend
-from ilpkit.backends.prolog.profiles import PROFILES
 from ilpkit.core.bias import parse_mode
-from ilpkit.core.errors import UnsafeProgramError
 from ilpkit.core.safety import check_program, unsafe_constructs
 from ilpkit.core.task import Task
+from ilpkit.errors import UnsafeProgramError
+from ilpkit.plugins.backends.base import Backend
+from ilpkit.plugins.backends.prolog.profiles import PROFILES
 from ilpkit.prolog.terms import Clause
 from tests.reference_prover import require_backends, term
 from tests.test_subprocess_backend import task_with_rules
@@ -60,7 +60,7 @@ def engine(request: pytest.FixtureRequest) -> str:
 
 def installed_engines() -> list[str]:
     """The engines this machine can run (for the property test, which cannot skip)."""
-    from ilpkit.backends.prolog.swi_backend import preflight
+    from ilpkit.plugins.backends.prolog.swi_backend import preflight
 
     out = ["native"]
     out += [e for e in ("swipl", "gprolog", "yap") if shutil.which(PROFILES[e].executable)]
@@ -153,25 +153,28 @@ def unchecked() -> Iterator[None]:
         return None
 
     with (
-        mock.patch("ilpkit.backends.prolog.export.check_program", nothing),
-        mock.patch("ilpkit.backends.native.engine.check_program", nothing),
+        mock.patch("ilpkit.plugins.backends.prolog.export.check_program", nothing),
+        mock.patch("ilpkit.plugins.backends.native.engine.check_program", nothing),
         # the in-process bridges' sandbox proof too: these payloads test what the server
         # does with a term that got past every check
-        mock.patch("ilpkit.backends.prolog.swi_backend.SwiBackend._prove_safe", unproven),
+        mock.patch("ilpkit.plugins.backends.prolog.swi_backend.SwiBackend._prove_safe", unproven),
     ):
         yield
 
 
 def make_backend(engine: str) -> Backend:
     if engine == "native":
-        from ilpkit.backends.native.engine import NativeBackend, NativeOptions
+        from ilpkit.plugins.backends.native.engine import NativeBackend, NativeOptions
 
         return NativeBackend(NativeOptions(timeout=10))
     if engine in BRIDGES:
-        from ilpkit.backends.prolog.swi_backend import SwiBackend, SwiOptions
+        from ilpkit.plugins.backends.prolog.swi_backend import SwiBackend, SwiOptions
 
         return SwiBackend(SwiOptions(bridge=engine, timeout=10))
-    from ilpkit.backends.prolog.subprocess_backend import SubprocessBackend, SubprocessOptions
+    from ilpkit.plugins.backends.prolog.subprocess_backend import (
+        SubprocessBackend,
+        SubprocessOptions,
+    )
 
     return SubprocessBackend(SubprocessOptions(engine=engine, timeout=10))
 

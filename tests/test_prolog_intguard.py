@@ -1,4 +1,5 @@
-"""The bound on integer results for SWI-Prolog before 9.2 (:mod:`ilpkit.backends.prolog.intguard`).
+"""The bound on integer results for SWI-Prolog before 9.2
+(:mod:`ilpkit.plugins.backends.prolog.intguard`).
 
 The exporter writes the program's ``is/2`` and comparisons as ``ilpkit_bounded_is/2`` and
 ``ilpkit_bounded_compare/3``; these must answer as ``is/2`` does, and refuse, before computing
@@ -12,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from ilpkit.backends.prolog.export import export_program
-from ilpkit.backends.prolog.intguard import rewrite_clause, rewrite_goal
+from ilpkit.plugins.backends.prolog.export import export_program
+from ilpkit.plugins.backends.prolog.intguard import rewrite_clause, rewrite_goal
 from ilpkit.prolog.terms import Clause, to_prolog
 from tests import test_hostile_limits
 from tests.reference_prover import term

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from ilpkit.backends.prolog.profiles import PROFILES
+from ilpkit.plugins.backends.prolog.profiles import PROFILES
 from ilpkit.prolog.terms import Clause
 from tests.reference_prover import require_backends, term
 from tests.test_subprocess_backend import task_with_rules
@@ -55,11 +55,14 @@ def runaway(engine: str, limit: float) -> dict[str, Any]:
     task = task_with_rules(RUNAWAYS, ["p(a, b)"], ["t(a)"], [])
     backend: Any
     if engine in BRIDGES:
-        from ilpkit.backends.prolog.swi_backend import SwiBackend, SwiOptions
+        from ilpkit.plugins.backends.prolog.swi_backend import SwiBackend, SwiOptions
 
         backend = SwiBackend(SwiOptions(bridge=engine, memory_limit_mb=limit, timeout=120))
     else:
-        from ilpkit.backends.prolog.subprocess_backend import SubprocessBackend, SubprocessOptions
+        from ilpkit.plugins.backends.prolog.subprocess_backend import (
+            SubprocessBackend,
+            SubprocessOptions,
+        )
 
         backend = SubprocessBackend(
             SubprocessOptions(engine=engine, memory_limit_mb=limit, timeout=120)
@@ -101,7 +104,7 @@ def test_runaways_are_resource_limits_and_the_backend_survives(engine: str) -> N
 
 
 def test_no_memory_limit_sends_none() -> None:
-    from ilpkit.backends.prolog.process import _limited
+    from ilpkit.plugins.backends.prolog.process import _limited
 
     assert _limited(["swipl", "-q"], None) == ["swipl", "-q"]
     wrapped = _limited(["swipl", "-q"], 3072)

@@ -22,18 +22,18 @@ from typing import Literal
 
 import pytest
 
-from ilpkit.backends.native.engine import NativeBackend
-from ilpkit.backends.prolog.export import export_program
-from ilpkit.backends.prolog.profiles import PROFILES
-from ilpkit.backends.prolog.subprocess_backend import (
+from ilpkit.core.bias import parse_mode
+from ilpkit.core.safety import ALLOWED_BUILTINS
+from ilpkit.core.task import Task
+from ilpkit.errors import DataError, SourceLocation, UnsafeProgramError
+from ilpkit.plugins.backends.native.engine import NativeBackend
+from ilpkit.plugins.backends.prolog.export import export_program
+from ilpkit.plugins.backends.prolog.profiles import PROFILES
+from ilpkit.plugins.backends.prolog.subprocess_backend import (
     PrologEngineError,
     SubprocessBackend,
     SubprocessOptions,
 )
-from ilpkit.core.bias import parse_mode
-from ilpkit.core.errors import DataError, SourceLocation, UnsafeProgramError
-from ilpkit.core.safety import ALLOWED_BUILTINS
-from ilpkit.core.task import Task
 from ilpkit.prolog.terms import Clause, Struct, Term, Var, iter_vars, substitute
 from tests.reference_prover import load_bundled, make_task, require_backends, term
 
@@ -128,7 +128,7 @@ CLASH_RULES = ["numbervars(T, S, E) :- E = S", "t2(X) :- p(X, _), numbervars(X, 
 
 def without_static_check(monkeypatch: pytest.MonkeyPatch) -> None:
     """Switch the static check off, to test the engine-side layer behind it."""
-    import ilpkit.backends.prolog.export as export
+    import ilpkit.plugins.backends.prolog.export as export
 
     monkeypatch.setattr(export, "check_program", lambda task, **kw: None)
 
@@ -160,7 +160,7 @@ def test_export_lists_the_builtins_that_may_stand_in() -> None:
     task.program.add_clause(Clause.from_term(term(CLASH_RULES[0])), SourceLocation("e.pl", 9, 1))
     with pytest.raises(UnsafeProgramError, match="numbervars/3"):
         export_program(task)
-    import ilpkit.backends.prolog.export as export
+    import ilpkit.plugins.backends.prolog.export as export
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(export, "check_program", lambda task, **kw: None)

@@ -259,7 +259,7 @@ def test_cv_and_explain_from_the_command_line(tmp_path: Path) -> None:
 
 
 def test_bad_predicates_are_a_config_error() -> None:
-    from ilpkit.core.errors import ConfigError
+    from ilpkit.errors import ConfigError
 
     with pytest.raises(ConfigError, match="no body mode for atom"):
         fit(R4FLearner(R4FOptions(trees=2, predicates="atom")))

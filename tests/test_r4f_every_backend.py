@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from ilpkit.backends.prolog.profiles import PROFILES
+from ilpkit.plugins.backends.prolog.profiles import PROFILES
 from tests.reference_prover import require_backends
 from tests.skips import engine_missing
 from tests.test_swi_backend import ROOT, bridge_available, bridge_env

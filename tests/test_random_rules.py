@@ -13,9 +13,9 @@ import pytest
 
 import ilpkit
 from ilpkit.core.coverage import Coverage
-from ilpkit.core.errors import ConfigError
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.refine import Refiner
+from ilpkit.errors import ConfigError
 from ilpkit.plugins.search.random_rules import (
     RandomRuleGenerator,
     draw_rule,

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ilpkit
-from ilpkit.core.errors import DataError, PrologSyntaxError
+from ilpkit.errors import DataError, PrologSyntaxError
 from ilpkit.prolog import reader as reader_mod
 from ilpkit.prolog.reader import OperatorTable, PrologReader, ReadTerm, read_file, read_term
 from ilpkit.prolog.terms import NIL, Const, Str, Struct, Term, Var, make_list

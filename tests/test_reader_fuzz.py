@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ilpkit
-from ilpkit.core.errors import PrologSyntaxError
+from ilpkit.errors import PrologSyntaxError
 from ilpkit.prolog.reader import PrologReader
 
 # A data file in the style of the bundled datasets: directives, modes, facts, rules, comments.

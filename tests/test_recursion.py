@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from ilpkit.backends.prolog.profiles import PROFILES
+from ilpkit.plugins.backends.prolog.profiles import PROFILES
 from tests.reference_prover import require_backends
 from tests.test_swi_backend import bridge_available, in_child
 
@@ -59,14 +59,17 @@ def engine(request: pytest.FixtureRequest) -> str:
 
 def make_backend(engine: str) -> Any:
     if engine == "native":
-        from ilpkit.backends.native.engine import NativeBackend
+        from ilpkit.plugins.backends.native.engine import NativeBackend
 
         return NativeBackend()
     if engine in BRIDGES:
-        from ilpkit.backends.prolog.swi_backend import SwiBackend, SwiOptions
+        from ilpkit.plugins.backends.prolog.swi_backend import SwiBackend, SwiOptions
 
         return SwiBackend(SwiOptions(bridge=engine))
-    from ilpkit.backends.prolog.subprocess_backend import SubprocessBackend, SubprocessOptions
+    from ilpkit.plugins.backends.prolog.subprocess_backend import (
+        SubprocessBackend,
+        SubprocessOptions,
+    )
 
     return SubprocessBackend(SubprocessOptions(engine=engine))
 
@@ -152,10 +155,10 @@ def test_aleph_learns_the_recursive_definition_on_every_engine(engine: str, tmp_
 
 def test_saturation_answers_the_target_from_the_other_positives(tmp_path: Path) -> None:
     from ilpkit import load_task
-    from ilpkit.backends.native.engine import NativeBackend
     from ilpkit.core.bottom import saturate
     from ilpkit.core.recursion import ExampleOracle
     from ilpkit.core.task import POS as POS_LABEL
+    from ilpkit.plugins.backends.native.engine import NativeBackend
 
     task = load_task(write_task(tmp_path))
     backend = NativeBackend()
@@ -195,9 +198,9 @@ def test_depth_is_a_used_setting_of_recursive_tasks(tmp_path: Path) -> None:
 
 def test_saturation_falls_back_on_the_theory(tmp_path: Path) -> None:
     from ilpkit import load_task
-    from ilpkit.backends.native.engine import NativeBackend
     from ilpkit.core.bottom import saturate
     from ilpkit.core.recursion import ExampleOracle
+    from ilpkit.plugins.backends.native.engine import NativeBackend
     from ilpkit.prolog.terms import Clause
     from tests.reference_prover import term
 

@@ -1,4 +1,4 @@
-"""The native backend's Prolog resolution engine (``ilpkit.backends.native.resolution``).
+"""The native backend's Prolog resolution engine (``ilpkit.plugins.backends.native.resolution``).
 
 Expected answers are written by hand (solution order matters) and, when ``swipl`` is on PATH,
 the same tables are replayed on SWI-Prolog so the hand-written expectations are themselves
@@ -17,14 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from ilpkit.backends.native.resolution import (
+from ilpkit.core.task import Program
+from ilpkit.errors import DataError, IlpkitError, ResourceLimitExceeded
+from ilpkit.plugins.backends.native.resolution import (
     BUILTINS,
     PrologRuntimeError,
     ResolutionEngine,
     UnsupportedConstruct,
 )
-from ilpkit.core.errors import DataError, IlpkitError, ResourceLimitExceeded
-from ilpkit.core.task import Program
 from ilpkit.prolog.reader import PrologReader
 from ilpkit.prolog.terms import Clause, Const, Struct, Term, Var, make_list, to_prolog
 

@@ -18,19 +18,19 @@ from typer.testing import CliRunner
 from ilpkit.cli.main import app
 from ilpkit.core.bias_check import bias_warnings
 from ilpkit.core.coverage import Weighting
-from ilpkit.core.errors import (
-    BiasError,
-    DataError,
-    FormatError,
-    PrologSyntaxError,
-    ResourceLimitExceeded,
-)
 from ilpkit.core.formats import load_task
 from ilpkit.core.learner import matches, rule_stats
 from ilpkit.core.model_files import load_model
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.search import SearchContext, limits_exceeded
 from ilpkit.core.task import Task, stratified_folds
+from ilpkit.errors import (
+    BiasError,
+    DataError,
+    FormatError,
+    PrologSyntaxError,
+    ResourceLimitExceeded,
+)
 from ilpkit.experiment.config import RunConfig
 from ilpkit.experiment.cv import learn_split, splits
 from ilpkit.prolog.terms import Clause, Const, Struct, Var
@@ -696,7 +696,7 @@ def test_learn_and_cv_with_a_clause_over_the_limit_finish_on_every_engine(
     tmp_path: Path, backend: list[str]
 ) -> None:
     if backend[0] == "swi":
-        from ilpkit.backends.prolog.swi_backend import preflight
+        from ilpkit.plugins.backends.prolog.swi_backend import preflight
 
         if not preflight("janus").ok:
             pytest.skip("swi (janus) is not available")

@@ -26,9 +26,9 @@ from typer.testing import CliRunner
 
 from ilpkit.cli.main import app
 from ilpkit.core import lifecycle
-from ilpkit.core.errors import ConfigError
 from ilpkit.core.executor import WorkerLost
 from ilpkit.core.outpaths import OutputPathError, check_output_dir, check_output_file
+from ilpkit.errors import ConfigError
 from ilpkit.experiment.config import RunConfig, load_config
 from ilpkit.experiment.cv import derive_seed
 from ilpkit.experiment.runlock import RunLock, RunLocked

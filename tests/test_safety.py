@@ -15,11 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ilpkit.backends.base import BackendOptions
-from ilpkit.backends.native.engine import NativeBackend, NativeOptions
-from ilpkit.backends.native.resolution import _REFUSED, BUILTINS
 from ilpkit.cli.main import app
-from ilpkit.core.errors import DataError, UnsafeProgramError
 from ilpkit.core.formats import load_task
 from ilpkit.core.safety import (
     ALLOWED_BUILTINS,
@@ -30,6 +26,10 @@ from ilpkit.core.safety import (
 )
 from ilpkit.core.task import Task
 from ilpkit.datasets import BUNDLED, bundled_path
+from ilpkit.errors import DataError, UnsafeProgramError
+from ilpkit.plugins.backends.base import BackendOptions
+from ilpkit.plugins.backends.native.engine import NativeBackend, NativeOptions
+from ilpkit.plugins.backends.native.resolution import _REFUSED, BUILTINS
 from ilpkit.prolog.reader import PrologReader
 from ilpkit.prolog.terms import Clause, Term
 from tests.skips import shared_data_missing

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from ilpkit.backends.prolog.arithmetic import rewrite_clause
-from ilpkit.backends.prolog.profiles import atom_table_size
-from ilpkit.backends.prolog.subprocess_backend import PrologEngineError
-from ilpkit.core.errors import DataError
 from ilpkit.core.formats import load_task
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.datasets import BUNDLED, bundled_path
+from ilpkit.errors import DataError
+from ilpkit.plugins.backends.prolog.arithmetic import rewrite_clause
+from ilpkit.plugins.backends.prolog.profiles import atom_table_size
+from ilpkit.plugins.backends.prolog.subprocess_backend import PrologEngineError
 from ilpkit.prolog.reader import PrologReader
 from ilpkit.prolog.terms import Clause, to_prolog
 
@@ -44,7 +44,7 @@ ENGINES: list[tuple[str, str, dict[str, object]]] = [
 def _available(backend: str, options: dict[str, object]) -> bool:
     """Whether the engine runs here (asked when a test needs it, not at collection)."""
     if backend == "swi":
-        from ilpkit.backends.prolog.swi_backend import preflight
+        from ilpkit.plugins.backends.prolog.swi_backend import preflight
 
         return preflight("janus").ok
     engine = options.get("engine")

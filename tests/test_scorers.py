@@ -12,7 +12,6 @@ import pickle
 import pytest
 
 from ilpkit.core.coverage import Counts
-from ilpkit.core.errors import ConfigError, PluginError
 from ilpkit.core.plugins import PluginManager, get_plugin_manager
 from ilpkit.core.scoring import (
     Scorer,
@@ -20,6 +19,7 @@ from ilpkit.core.scoring import (
     weighted_aurpc_path,
     weighted_aurpc_point,
 )
+from ilpkit.errors import ConfigError, PluginError
 from ilpkit.plugins.scorers.aleph import MEstimateOptions, MEstimateScorer
 
 # TP 6, FP 2 of P 10, N 30; a clause of 3 literals counting the head.

@@ -8,11 +8,11 @@ from collections.abc import Callable
 
 import pytest
 
-from ilpkit.backends.native.engine import NativeBackend
 from ilpkit.core.coverage import Weighting
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.search import Acceptance, Evaluated, SearchContext, Trajectory
 from ilpkit.core.task import Task
+from ilpkit.plugins.backends.native.engine import NativeBackend
 
 
 @pytest.fixture(scope="module")

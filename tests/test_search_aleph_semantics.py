@@ -14,12 +14,12 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from ilpkit.backends.native.engine import NativeBackend
 from ilpkit.core.bottom import BottomClause, BottomLiteral
 from ilpkit.core.coverage import Counts, Coverage, Weighting
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.search import Acceptance, Evaluated, SearchContext, Trajectory
 from ilpkit.core.task import Task
+from ilpkit.plugins.backends.native.engine import NativeBackend
 from ilpkit.plugins.learners.theory import seed_score
 from ilpkit.plugins.search import topdown
 from ilpkit.plugins.search.topdown import TopDown, TopDownOptions, _Waiting, bf_key, waiting

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from ilpkit.core.errors import FormatError, PrologSyntaxError
 from ilpkit.core.formats import load_task
+from ilpkit.errors import FormatError, PrologSyntaxError
 from tests.skips import shared_data_missing
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"

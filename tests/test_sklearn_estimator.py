@@ -15,9 +15,9 @@ import numpy.typing as npt
 import pytest
 
 import ilpkit
-from ilpkit.core.errors import ConfigError
 from ilpkit.core.metrics import aurpc, pr_points_from_scores
 from ilpkit.core.task import NEG, POS
+from ilpkit.errors import ConfigError
 
 sklearn = pytest.importorskip("sklearn")
 from sklearn.base import clone, is_classifier  # noqa: E402

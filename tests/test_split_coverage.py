@@ -13,7 +13,6 @@ import pytest
 
 import ilpkit
 from ilpkit.core.coverage import Coverage
-from ilpkit.core.errors import ResourceLimitExceeded
 from ilpkit.core.learner import parse_clause
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.split_coverage import (
@@ -22,6 +21,7 @@ from ilpkit.core.split_coverage import (
     independent_parts,
     part_clauses,
 )
+from ilpkit.errors import ResourceLimitExceeded
 from ilpkit.plugins.search.random_rules import RandomRuleGenerator, restrict_bias
 from ilpkit.prolog.terms import Clause
 

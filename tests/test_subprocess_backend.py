@@ -23,17 +23,17 @@ import time
 
 import pytest
 
-from ilpkit.backends.native.engine import NativeBackend
-from ilpkit.backends.prolog.profiles import PROFILES
-from ilpkit.backends.prolog.subprocess_backend import (
+from ilpkit.core.coverage import Coverage
+from ilpkit.core.refine import Refiner
+from ilpkit.core.task import Task
+from ilpkit.errors import DataError, IlpkitError, ResourceLimitExceeded, SourceLocation
+from ilpkit.plugins.backends.native.engine import NativeBackend
+from ilpkit.plugins.backends.prolog.profiles import PROFILES
+from ilpkit.plugins.backends.prolog.subprocess_backend import (
     PrologEngineError,
     SubprocessBackend,
     SubprocessOptions,
 )
-from ilpkit.core.coverage import Coverage
-from ilpkit.core.errors import DataError, IlpkitError, ResourceLimitExceeded, SourceLocation
-from ilpkit.core.refine import Refiner
-from ilpkit.core.task import Task
 from ilpkit.prolog.terms import Clause, Const, Struct, Var
 from tests.reference_prover import load_bundled, make_task, require_backends, term
 from tests.skips import engine_missing
@@ -367,7 +367,7 @@ def test_engine_restarted_past_its_memory_limit(engine: str) -> None:
     # YAP 8.0.2 leaks memory on every term it reads: its profile restarts it past 1 GB
     import dataclasses
 
-    from ilpkit.backends.prolog.profiles import RSS_CHECK_EVERY
+    from ilpkit.plugins.backends.prolog.profiles import RSS_CHECK_EVERY
 
     backend = backend_for(loop_task(), engine)
     backend.profile = dataclasses.replace(backend.profile, restart_rss_mb=1)

@@ -30,10 +30,10 @@ from typing import Any
 
 import pytest
 
-from ilpkit.backends.native.engine import NativeBackend
-from ilpkit.backends.prolog.swi_backend import SwiBackend, SwiOptions, preflight
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.task import Task
+from ilpkit.plugins.backends.native.engine import NativeBackend
+from ilpkit.plugins.backends.prolog.swi_backend import SwiBackend, SwiOptions, preflight
 from ilpkit.prolog.terms import Clause, clause_to_prolog, to_prolog
 from tests.reference_prover import load_bundled, make_task, require_backends, term
 from tests.test_subprocess_backend import (
@@ -306,7 +306,7 @@ def test_limits_stop_loops_and_the_backend_stays_usable(bridge: str) -> None:
 
 
 def child_errors(bridge: str) -> dict[str, Any]:
-    from ilpkit.core.errors import SourceLocation
+    from ilpkit.errors import SourceLocation
     from ilpkit.prolog.terms import Const
 
     rules = [*LOOP_RULES, "r(X) :- missing_helper(X)"]
@@ -341,7 +341,7 @@ def test_engine_errors_name_the_data(bridge: str) -> None:
 
 
 def child_instances(bridge: str) -> dict[str, Any]:
-    from ilpkit.backends.prolog.swi_backend import start_bridge
+    from ilpkit.plugins.backends.prolog.swi_backend import start_bridge
 
     clause = Clause.from_term(term("t(A) :- p(A, B)"))
     first = swi(make_task(["p(a, x)", "p(b, y)"], ["t(a)", "t(b)"], ["t(c)"]), bridge)

@@ -12,13 +12,13 @@ import pytest
 from typer.testing import CliRunner
 
 import ilpkit
-from ilpkit.backends.native.engine import NativeBackend
 from ilpkit.cli.main import app
 from ilpkit.core.coverage import Coverage
-from ilpkit.core.errors import ConfigError
 from ilpkit.core.learner import parse_clause
 from ilpkit.core.metrics import aurpc, pr_points_from_scores
 from ilpkit.datasets.synth import RULES, SynthParams, write
+from ilpkit.errors import ConfigError
+from ilpkit.plugins.backends.native.engine import NativeBackend
 from ilpkit.plugins.learners.gleaner import GleanerModel
 from ilpkit.prolog.terms import Struct
 

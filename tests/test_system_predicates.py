@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ilpkit.backends.native.resolution import SYSTEM_PREDICATES as ENGINE
 from ilpkit.core.system_predicates import SYSTEM_PREDICATES as CORE
+from ilpkit.plugins.backends.native.resolution import SYSTEM_PREDICATES as ENGINE
 
 
 def test_core_list_equals_the_native_engines_system_predicates() -> None:

@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ilpkit.core.errors import DataError
 from ilpkit.core.formats import FORMATS, load_task
 from ilpkit.core.task import NEG, POS, stratified_folds
 from ilpkit.datasets import BUNDLED, bundled_path
+from ilpkit.errors import DataError
 
 
 def test_stratified_folds_balance_each_label() -> None:

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from ilpkit.backends.native.engine import NativeBackend
 from ilpkit.cli.main import app
 from ilpkit.core.formats import load_task
 from ilpkit.core.learner import LearnContext
@@ -18,6 +17,7 @@ from ilpkit.core.model_files import load_model, save_model
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.task import Task
 from ilpkit.datasets import bundled_path
+from ilpkit.plugins.backends.native.engine import NativeBackend
 from ilpkit.plugins.learners.theory import TheoryModel
 from ilpkit.prolog.terms import indicator
 

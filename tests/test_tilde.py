@@ -16,8 +16,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ilpkit.backends.native.engine import NativeBackend
-from ilpkit.core.errors import ConfigError
 from ilpkit.core.formats import load_task
 from ilpkit.core.learner import LearnContext
 from ilpkit.core.model_files import load_model, save_model
@@ -25,6 +23,8 @@ from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.pu import label_frequency_bound, pu_labels
 from ilpkit.core.task import NEG, POS, UNLABELED, Task
 from ilpkit.datasets import bundled_path
+from ilpkit.errors import ConfigError
+from ilpkit.plugins.backends.native.engine import NativeBackend
 from ilpkit.plugins.learners.tilde import TildeModel, splits
 from ilpkit.prolog.terms import to_prolog
 from tests.test_swi_backend import ROOT, bridge_available, bridge_env

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from ilpkit.backends.prolog.profiles import PROFILES
+from ilpkit.plugins.backends.prolog.profiles import PROFILES
 
 pytestmark = pytest.mark.skipif(shutil.which("swipl") is None, reason="runs the server in swipl")
 
@@ -37,7 +37,7 @@ def hook_clauses(engine: str) -> str:
 def data_catch_all(tmp_path: Path, hooks: str) -> str:
     from importlib.resources import files
 
-    server = files("ilpkit.backends.prolog").joinpath("ilpkit_server.pl").read_text("utf-8")
+    server = files("ilpkit.plugins.backends.prolog").joinpath("ilpkit_server.pl").read_text("utf-8")
     program = tmp_path / "server.pl"
     program.write_text(server + "\n" + hooks, encoding="utf-8")
     out = subprocess.run(

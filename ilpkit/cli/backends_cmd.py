@@ -35,7 +35,7 @@ def backends(
 def backend_statuses(manager: PluginManager) -> list[dict[str, Any]]:
     """One row per backend variant: a backend class's ``probe()`` says what works; a factory
     without one is reported as unknown rather than started."""
-    from ilpkit.backends.base import BackendStatus  # numpy, pydantic: only when run
+    from ilpkit.plugins.backends.base import BackendStatus  # numpy, pydantic: only when run
 
     rows = []
     for spec in manager.specs("backend"):

@@ -22,7 +22,7 @@ from ilpkit.cli.common import (
     open_backend,
     split_sets,
 )
-from ilpkit.core.errors import DataError
+from ilpkit.errors import DataError
 from ilpkit.experiment.config import DataFormat
 from ilpkit.prolog.terms import Clause, Term
 

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ilpkit.core.errors import ConfigError
 from ilpkit.datasets import resolve_data_path
+from ilpkit.errors import ConfigError
 from ilpkit.experiment.config import parse_value
 
 if TYPE_CHECKING:

@@ -31,8 +31,8 @@ from ilpkit.cli.common import (
 )
 from ilpkit.cli.plain_progress import PlainLines, eta
 from ilpkit.core.bias_check import reporting_bias
-from ilpkit.core.errors import ConfigError
 from ilpkit.core.outpaths import check_output_dir
+from ilpkit.errors import ConfigError
 from ilpkit.experiment.config import DataFormat, RunConfig, apply_overrides, load_config
 
 SECTIONS = ("", "data", "backend", "search", "scorer", "learner", "combiner", "executor")

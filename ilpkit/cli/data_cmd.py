@@ -91,7 +91,7 @@ def _check_bias(task: Any, seed_example: int | None, max_bottom: int) -> None:
         bottom_size_warning,
         unused_settings_warning,
     )
-    from ilpkit.core.errors import ConfigError
+    from ilpkit.errors import ConfigError
 
     for item in bias_warnings(task):
         typer.echo(f"warning: {item}", err=True)

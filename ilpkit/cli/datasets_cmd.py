@@ -10,8 +10,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ilpkit.core.errors import ConfigError
 from ilpkit.datasets import BUNDLED, bundled_path
+from ilpkit.errors import ConfigError
 
 app = typer.Typer(help="Bundled datasets and the synthetic task generator.", no_args_is_help=True)
 

@@ -1,6 +1,6 @@
 """How every ilpkit command fails: one place, so each new command gets it for free.
 
-An :class:`~ilpkit.core.errors.IlpkitError` (bad data, bad options, unknown plugin, ...) is
+An :class:`~ilpkit.errors.IlpkitError` (bad data, bad options, unknown plugin, ...) is
 printed to stderr as its message -- ``error: `` before the first line, the other lines (for
 instance ``file:line:col: message``) as they are -- and the process exits with code 2, never
 with a traceback. A file-system error (``OSError``: a name too long, a full disk, a path
@@ -19,7 +19,7 @@ import typer
 from typer.core import TyperGroup
 
 from ilpkit.core import lifecycle
-from ilpkit.core.errors import IlpkitError
+from ilpkit.errors import IlpkitError
 
 EXIT_USER_ERROR: Final = 2
 EXIT_INTERRUPTED: Final = 130

@@ -1,7 +1,7 @@
 """The backend contract, in one place: what learners, searches and models ask of an engine.
 
 Every backend plugin's factory returns an object with these members;
-:class:`ilpkit.backends.base.Backend` (the base class of the built-in engines) implements
+:class:`ilpkit.plugins.backends.base.Backend` (the base class of the built-in engines) implements
 them, and its module documents the semantics (coverage, saturation, resource limits).
 The narrower names ``ClauseBackend`` (:mod:`ilpkit.core.learner`), ``CoverageBackend``
 (:mod:`ilpkit.core.search`) and ``BatchCoverage`` (:mod:`ilpkit.core.features`) are this

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from ilpkit.core.errors import BiasError, SourceLocation
+from ilpkit.errors import BiasError, SourceLocation
 from ilpkit.prolog.terms import Const, Struct, Term, Var, indicator, to_prolog
 
 IO = Literal["+", "-", "#"]

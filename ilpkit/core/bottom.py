@@ -39,8 +39,8 @@ from dataclasses import replace as with_fields
 from typing import Literal, Protocol
 
 from ilpkit.core.bias import Bias, Mode, Place
-from ilpkit.core.errors import BiasError, ResourceLimitExceeded
 from ilpkit.core.timelimit import time_is_up
+from ilpkit.errors import BiasError, ResourceLimitExceeded
 from ilpkit.prolog.terms import (
     Clause,
     Const,

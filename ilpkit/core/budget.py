@@ -40,8 +40,8 @@ class PlansItsOwn(Protocol):
 
 def own_plan(learner: str, options: Mapping[str, Any], task: Task, training: int) -> OwnPlan | None:
     """Learner ``learner``'s own plan (None: it searches, and Aleph's bound applies)."""
-    from ilpkit.core.errors import PluginError
     from ilpkit.core.plugins import get_plugin_manager
+    from ilpkit.errors import PluginError
 
     try:
         factory = get_plugin_manager().get("learner", learner).factory

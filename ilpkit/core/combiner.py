@@ -35,8 +35,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ilpkit.core.backend import BackendProtocol
-from ilpkit.core.errors import ConfigError, DataError
 from ilpkit.core.task import POS, Task
+from ilpkit.errors import ConfigError, DataError
 from ilpkit.prolog.terms import Clause
 
 __all__ = [

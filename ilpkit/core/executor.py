@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
 from typing import Protocol, Self, TypeVar, runtime_checkable
 
-from ilpkit.core.errors import IlpkitError
+from ilpkit.errors import IlpkitError
 
 U = TypeVar("U")
 R = TypeVar("R")

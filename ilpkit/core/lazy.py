@@ -31,10 +31,10 @@ from dataclasses import replace
 from typing import Any
 
 from ilpkit.core.bottom import BottomClause, BottomLiteral, replace_paths
-from ilpkit.core.errors import ResourceLimitExceeded
 from ilpkit.core.limits import note_dropped
 from ilpkit.core.recursion import RecursiveCoverage, resolve, unify
 from ilpkit.core.task import Task
+from ilpkit.errors import ResourceLimitExceeded
 from ilpkit.prolog.terms import Const, Struct, Term, Var, indicator, make_list
 
 Key = tuple[str, int]

@@ -28,7 +28,6 @@ import numpy.typing as npt
 from ilpkit.core.backend import BackendProtocol
 from ilpkit.core.bias import Settings
 from ilpkit.core.coverage import Coverage, Weighting
-from ilpkit.core.errors import ConfigError
 from ilpkit.core.limits import (
     coverage_within_limits,
     goals_dropped,
@@ -37,6 +36,7 @@ from ilpkit.core.limits import (
 )
 from ilpkit.core.search import Evaluated, Observer, Scorer, SearchStrategy
 from ilpkit.core.task import Task
+from ilpkit.errors import ConfigError
 from ilpkit.prolog.reader import PrologReader
 from ilpkit.prolog.terms import Clause
 

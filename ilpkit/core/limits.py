@@ -1,7 +1,7 @@
 """One clause over a resource limit never ends a run (issue 20 item 2).
 
 Asked directly (``backend.coverage``), a clause whose proof exceeds ``step_limit`` or
-``timeout`` raises :class:`~ilpkit.core.errors.ResourceLimitExceeded`.  Everything a run does
+``timeout`` raises :class:`~ilpkit.errors.ResourceLimitExceeded`.  Everything a run does
 with clauses -- searches, learners that ask coverage themselves (R4F, static RF, TILDE,
 GleanerSRL, Gleaner, boosting, ensembles), theory scoring, predicting test folds -- goes
 through :func:`coverage_within_limits` / :func:`coverage_many_within_limits` instead: there
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ilpkit.core.coverage import Coverage
-from ilpkit.core.errors import ResourceLimitExceeded
+from ilpkit.errors import ResourceLimitExceeded
 from ilpkit.prolog.terms import Clause
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ilpkit.core.bottom import BottomClause
-from ilpkit.core.errors import ConfigError
+from ilpkit.errors import ConfigError
 from ilpkit.prolog.terms import to_prolog
 
 if TYPE_CHECKING:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-from ilpkit.core.errors import DataError
 from ilpkit.core.task import Task
+from ilpkit.errors import DataError
 from ilpkit.prolog.terms import Clause, Struct, Term, Var, flatten_conjunction, indicator, is_ground
 
 Indicator = tuple[str, int]

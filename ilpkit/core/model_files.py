@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from ilpkit.core.combiner import pool_model_from_json
-from ilpkit.core.errors import ConfigError, DataError
 from ilpkit.core.learner import MODEL_FORMAT_VERSION, Model, ModelLoader
+from ilpkit.errors import ConfigError, DataError
 
 __all__ = ["load_model", "save_model"]
 

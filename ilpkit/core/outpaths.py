@@ -11,7 +11,7 @@ import contextlib
 import os
 from pathlib import Path
 
-from ilpkit.core.errors import ConfigError
+from ilpkit.errors import ConfigError
 
 
 class OutputPathError(ConfigError):

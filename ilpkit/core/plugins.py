@@ -46,8 +46,8 @@ from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeVar, get_arg
 import pluggy
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ilpkit.core.errors import ConfigError, IlpkitError, PluginError
 from ilpkit.core.validation import issues, suggest
+from ilpkit.errors import ConfigError, IlpkitError, PluginError
 
 if TYPE_CHECKING:
     from ilpkit.core.backend import BackendProtocol

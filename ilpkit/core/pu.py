@@ -15,8 +15,8 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from ilpkit.core.errors import ConfigError
 from ilpkit.core.task import POS, UNLABELED
+from ilpkit.errors import ConfigError
 
 
 def label_frequency_bound(labeled: float, total: float, delta: float) -> float:

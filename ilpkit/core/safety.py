@@ -69,8 +69,8 @@ from collections.abc import Iterable, Iterator
 from typing import Final, NamedTuple
 
 from ilpkit.core.engine_names import owners, server_calls, why_reserved
-from ilpkit.core.errors import DataError, SourceLocation, UnsafeProgramError
 from ilpkit.core.task import Indicator, Task
+from ilpkit.errors import DataError, SourceLocation, UnsafeProgramError
 from ilpkit.prolog.terms import Const, Str, Struct, Term, Var, indicator, to_prolog
 
 __all__ = [

@@ -26,7 +26,6 @@ from typing import Protocol
 from ilpkit.core.backend import BackendProtocol
 from ilpkit.core.bottom import BottomClause
 from ilpkit.core.coverage import Counts, Coverage, Weighting
-from ilpkit.core.errors import IlpkitError
 from ilpkit.core.limits import coverage_within_limits
 from ilpkit.core.limits import limits_exceeded as limits_exceeded  # re-exported
 from ilpkit.core.limits import note_limit as note_limit  # re-exported
@@ -35,6 +34,7 @@ from ilpkit.core.scoring import Scorer as Scorer  # the one Scorer protocol, re-
 from ilpkit.core.timelimit import TimeLimit as TimeLimit
 from ilpkit.core.timelimit import time_is_up as time_is_up
 from ilpkit.core.timelimit import time_limit as time_limit
+from ilpkit.errors import IlpkitError
 from ilpkit.prolog.terms import Clause
 
 CoverageBackend = BackendProtocol

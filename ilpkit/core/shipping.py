@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol, runtime_checkable
 
-from ilpkit.core.errors import DataError
+from ilpkit.errors import DataError
 
 __all__ = [
     "DataPack",

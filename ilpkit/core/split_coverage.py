@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ilpkit.core.coverage import Coverage
-from ilpkit.core.errors import IlpkitError, ResourceLimitExceeded
 from ilpkit.core.limits import note_limit
+from ilpkit.errors import IlpkitError, ResourceLimitExceeded
 from ilpkit.prolog.terms import Clause, Term, Var, iter_vars
 
 
@@ -48,7 +48,7 @@ def linked_groups(
 ) -> list[list[int]]:
     """Positions of ``body`` grouped by shared variables outside ``head_vars`` (union-find),
     each group ascending, groups in the order of their first literal. Shared with the native
-    backend's per-head-variable parts (:func:`ilpkit.backends.native.plan.head_components`),
+    backend's per-head-variable parts (:func:`ilpkit.plugins.backends.native.plan.head_components`),
     which passes each literal's variables (``body_vars``) it has already."""
     parent = list(range(len(body)))
 

@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ilpkit.core.bias import Bias
-from ilpkit.core.errors import DataError, SourceLocation
+from ilpkit.errors import DataError, SourceLocation
 from ilpkit.prolog.terms import Clause, Struct, Term, indicator, is_ground, to_prolog
 
 POS: Final = 1

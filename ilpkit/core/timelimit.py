@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from ilpkit.core.errors import ConfigError
+from ilpkit.errors import ConfigError
 
 U = TypeVar("U")
 R = TypeVar("R")

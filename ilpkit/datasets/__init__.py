@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ilpkit.core.errors import DataError
 from ilpkit.core.paths import plain_path as plain_path  # re-exported
+from ilpkit.errors import DataError
 
 ROOT = Path(__file__).resolve().parent
 

@@ -33,7 +33,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from ilpkit.core.errors import ConfigError
+from ilpkit.errors import ConfigError
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]

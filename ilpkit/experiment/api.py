@@ -45,7 +45,7 @@ def run(
     ``trust_data`` turns the data safety checks off (``--trust-data``).  A configuration
     read from a file cannot: one recording ``trust_data = true`` (a run's config.toml) is
     refused unless ``trust_data=True`` is passed here; so is resuming a trusted run."""
-    from ilpkit.core.errors import ConfigError
+    from ilpkit.errors import ConfigError
     from ilpkit.experiment.config import apply_overrides
     from ilpkit.experiment.runs import check_recorded_trust, run_experiment, without_trust
 
@@ -165,11 +165,11 @@ def learn(
     (:mod:`ilpkit.core.budget`).
     """
     from ilpkit.core.bias_check import report
-    from ilpkit.core.errors import ConfigError
     from ilpkit.core.limits import goals_dropped, limits_exceeded
     from ilpkit.core.model_files import save_model
     from ilpkit.core.plugins import get_plugin_manager
     from ilpkit.core.search import time_limit as time_limit_of
+    from ilpkit.errors import ConfigError
     from ilpkit.experiment.compose import Choices, Run, plugin_sections, run_config
     from ilpkit.experiment.cv import learn_split
 

@@ -29,7 +29,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ilpkit.core import bias_check
 from ilpkit.core.bias import Settings
-from ilpkit.core.errors import BiasError, ConfigError
 from ilpkit.core.learner import (
     LearnContext,
     LearnerCapabilities,
@@ -42,6 +41,7 @@ from ilpkit.core.learner import (
 from ilpkit.core.plugins import PluginKind, PluginManager, get_plugin_manager
 from ilpkit.core.search import Observer
 from ilpkit.core.task import Task
+from ilpkit.errors import BiasError, ConfigError
 from ilpkit.experiment.config import AUTO, RUN_KINDS, PluginChoice, RunConfig, resolve_plugins
 
 __all__ = [

@@ -42,9 +42,9 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from ilpkit.core.errors import ConfigError, PluginError, path_str
 from ilpkit.core.plugins import PluginKind, PluginManager
 from ilpkit.core.validation import issues
+from ilpkit.errors import ConfigError, PluginError, path_str
 from ilpkit.experiment import tomlw
 
 __all__ = [

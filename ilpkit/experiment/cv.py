@@ -31,7 +31,6 @@ import numpy as np
 import numpy.typing as npt
 
 from ilpkit.core.degenerate import recorded_notes
-from ilpkit.core.errors import ConfigError, DataError
 from ilpkit.core.learner import Model, PointClassifiers, Probabilistic, Snapshots
 from ilpkit.core.limits import goals_dropped, limits_exceeded
 from ilpkit.core.metrics import (
@@ -44,6 +43,7 @@ from ilpkit.core.metrics import (
 )
 from ilpkit.core.metrics import pr_points_from_scores as pr_points
 from ilpkit.core.task import NEG, POS, Task, stratified_folds
+from ilpkit.errors import ConfigError, DataError
 from ilpkit.experiment.compose import (
     WORKER_CACHE,
     Run,

@@ -33,9 +33,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ilpkit.core.calibration import Isotonic, isotonic_fit
-from ilpkit.core.errors import ConfigError
 from ilpkit.core.learner import Model, Probabilistic
 from ilpkit.core.task import NEG, POS, Task
+from ilpkit.errors import ConfigError
 
 Examples = npt.ArrayLike | Task | None
 

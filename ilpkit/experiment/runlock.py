@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from types import TracebackType
 
-from ilpkit.core.errors import ConfigError
+from ilpkit.errors import ConfigError
 
 log = logging.getLogger(__name__)
 

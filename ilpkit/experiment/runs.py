@@ -28,9 +28,9 @@ import numpy as np
 
 from ilpkit.core import lifecycle
 from ilpkit.core.degenerate import one_class
-from ilpkit.core.errors import ConfigError, IlpkitError
 from ilpkit.core.executor import Executor, WorkerLost, runs_in_process
 from ilpkit.core.outpaths import check_output_dir
+from ilpkit.errors import ConfigError, IlpkitError
 from ilpkit.experiment.config import RunConfig, dump_config, load_config
 from ilpkit.experiment.cv import (
     Unit,

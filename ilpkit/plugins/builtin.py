@@ -21,9 +21,11 @@ from typing import Any, Final
 from ilpkit.core.plugins import DeferredSpec, PluginSpec, hookimpl
 
 DEFERRED: Final[tuple[DeferredSpec, ...]] = (
-    DeferredSpec("backend", "native", "ilpkit.plugins.backends.native", "SPEC"),
-    DeferredSpec("backend", "subprocess", "ilpkit.plugins.backends.subprocess", "SPEC"),
-    DeferredSpec("backend", "swi", "ilpkit.plugins.backends.swi", "SPEC"),
+    DeferredSpec("backend", "native", "ilpkit.plugins.backends.native.engine", "SPEC"),
+    DeferredSpec(
+        "backend", "subprocess", "ilpkit.plugins.backends.prolog.subprocess_backend", "SPEC"
+    ),
+    DeferredSpec("backend", "swi", "ilpkit.plugins.backends.prolog.swi_backend", "SPEC"),
     DeferredSpec("executor", "local", "ilpkit.plugins.executors.local", "SPEC"),
     DeferredSpec("executor", "processes", "ilpkit.plugins.executors.processes", "SPEC"),
     DeferredSpec("executor", "dask", "ilpkit.plugins.executors.dask_cluster", "SPEC"),

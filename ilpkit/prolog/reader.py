@@ -14,7 +14,7 @@ does not grow with the file.
 
 Errors: every syntax error becomes ``(SourceLocation, message)``; reading skips to the end of
 the broken clause and goes on, and at the end a single :class:`PrologSyntaxError` lists up to
-``max_errors`` errors.  Nothing but :class:`~ilpkit.core.errors.IlpkitError` escapes.
+``max_errors`` errors.  Nothing but :class:`~ilpkit.errors.IlpkitError` escapes.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from ilpkit.core.errors import DataError, PrologSyntaxError, SourceLocation
+from ilpkit.errors import DataError, PrologSyntaxError, SourceLocation
 from ilpkit.prolog import operators as std_ops
 from ilpkit.prolog.terms import NIL, Const, Str, Struct, Term, Var, list_items, make_list
 

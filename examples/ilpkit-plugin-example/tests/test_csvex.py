@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 import ilpkit
-from ilpkit.core.errors import FormatError
 from ilpkit.core.formats import detect_formats, load_task
+from ilpkit.errors import FormatError
 
 
 def test_trains_round_trips_through_csvex(tmp_path: Path) -> None:

@@ -8,8 +8,8 @@ import pytest
 from ilpkit_gmean import GMeanOptions, GMeanScorer
 
 from ilpkit.core.coverage import Counts
-from ilpkit.core.errors import ConfigError
 from ilpkit.core.plugins import get_plugin_manager
+from ilpkit.errors import ConfigError
 
 
 def counts(tp: float, fp: float, p: float, n: float) -> Counts:

@@ -121,7 +121,7 @@ def owners(key: Indicator) -> tuple[tuple[str, Kind], ...]:
 def server_calls() -> frozenset[Indicator]:
     """The predicates ilpkit's Prolog server calls that are not its own ``ilpkit_*`` ones
     (``server-calls.tsv``, read off the server's source by
-    :mod:`ilpkit.backends.prolog.server_calls`, tested equal)."""
+    :mod:`ilpkit.plugins.backends.prolog.server_calls`, tested equal)."""
     return frozenset(read_list("server-calls"))
 
 

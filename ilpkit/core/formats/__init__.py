@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Protocol
 
-from ilpkit.core.errors import DataError, FormatError
 from ilpkit.core.task import Task
+from ilpkit.errors import DataError, FormatError
 
 
 class DatasetFormat(Protocol):

@@ -14,7 +14,7 @@ chooses nothing outside it.  While :func:`ilpkit.core.formats.load_task` runs,
   ``goodfile``) must resolve inside the data folder -- or, when a shared file of the folder
   above names it, inside that folder (:func:`check_named`).
 
-Anything else is a :class:`~ilpkit.core.errors.DataError` naming the file (and the line of
+Anything else is a :class:`~ilpkit.errors.DataError` naming the file (and the line of
 the naming clause) and the resolved path, raised before the file is opened, so no message
 can show what the file holds.  The file the user named (``ilpkit learn data/x.b``) is the
 user's and is not checked; ``load_task(..., trust_data=True)`` (``--trust-data``) turns the
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from ilpkit.core.errors import DataError, SourceLocation
+from ilpkit.errors import DataError, SourceLocation
 
 FILE_SETTINGS: Final = (
     "train_pos",

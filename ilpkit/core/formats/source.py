@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Final, Literal
 
 from ilpkit.core.bias import Bias, parse_mode
-from ilpkit.core.errors import DataError, IlpkitError, PrologSyntaxError, SourceLocation
 from ilpkit.core.formats.confine import check_data_file, check_named
 from ilpkit.core.system_predicates import SYSTEM_PREDICATES
 from ilpkit.core.task import (
@@ -27,6 +26,7 @@ from ilpkit.core.task import (
     SourcedTerm,
     Task,
 )
+from ilpkit.errors import DataError, IlpkitError, PrologSyntaxError, SourceLocation
 from ilpkit.prolog.reader import PrologReader
 from ilpkit.prolog.terms import Clause, Const, Struct, Term, Var, is_ground, list_items, to_prolog
 

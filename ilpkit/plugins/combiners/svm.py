@@ -21,8 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ilpkit.core.calibration import Isotonic, isotonic_fit
 from ilpkit.core.combiner import ClausePool
-from ilpkit.core.errors import ConfigError
 from ilpkit.core.plugins import PluginSpec, get_plugin_manager
+from ilpkit.errors import ConfigError
 from ilpkit.plugins.combiners.kernels import FeatureStats, Kernel
 from ilpkit.plugins.combiners.svm_solver import (
     C_GRID,

@@ -17,8 +17,8 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ilpkit.core.combiner import ClausePool
-from ilpkit.core.errors import ConfigError
 from ilpkit.core.plugins import PluginSpec
+from ilpkit.errors import ConfigError
 
 
 class VoteOptions(BaseModel):

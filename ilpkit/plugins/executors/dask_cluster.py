@@ -18,10 +18,10 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ilpkit.core.errors import BackendUnavailable
 from ilpkit.core.executor import ExecutorBase, WorkerLost
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.timelimit import carry_time_limit, unwrap_time_limit
+from ilpkit.errors import BackendUnavailable
 
 U = TypeVar("U")
 R = TypeVar("R")

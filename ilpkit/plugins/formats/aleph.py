@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Final
 
 from ilpkit.core.bias import Settings
-from ilpkit.core.errors import DataError, FormatError
 from ilpkit.core.formats.confine import check_data_file, check_named
 from ilpkit.core.formats.source import SourceLoader
 from ilpkit.core.task import NEG, POS, UNLABELED, Task
+from ilpkit.errors import DataError, FormatError
 from ilpkit.prolog.terms import Clause, Struct, to_prolog
 from ilpkit.prolog.writer import (
     safe_stem,

@@ -67,14 +67,6 @@ from pathlib import Path
 from typing import Final, Literal, NamedTuple
 
 from ilpkit.core.bias import Bias, Mode, Settings, parse_mode, value_to_term
-from ilpkit.core.errors import (
-    BiasError,
-    DataError,
-    FormatError,
-    IlpkitError,
-    PrologSyntaxError,
-    SourceLocation,
-)
 from ilpkit.core.formats.confine import check_data_file, check_named
 from ilpkit.core.formats.source import (
     STRICT,
@@ -83,6 +75,14 @@ from ilpkit.core.formats.source import (
     skipped_summary,
 )
 from ilpkit.core.task import NEG, POS, ExampleBuilder, Program, SourcedTerm, Task
+from ilpkit.errors import (
+    BiasError,
+    DataError,
+    FormatError,
+    IlpkitError,
+    PrologSyntaxError,
+    SourceLocation,
+)
 from ilpkit.prolog.reader import PrologReader, ReadTerm
 from ilpkit.prolog.terms import (
     Clause,

@@ -48,10 +48,10 @@ from pathlib import Path
 from typing import Final, Literal
 
 from ilpkit.core.bias import Bias, Mode, Settings, parse_mode, value_to_term
-from ilpkit.core.errors import BiasError, DataError, FormatError, PrologSyntaxError, SourceLocation
 from ilpkit.core.formats.confine import check_data_file
 from ilpkit.core.formats.source import SourceLoader
 from ilpkit.core.task import NEG, POS, UNLABELED, Program, SourcedClause, Task
+from ilpkit.errors import BiasError, DataError, FormatError, PrologSyntaxError, SourceLocation
 from ilpkit.prolog.reader import OperatorTable, PrologReader
 from ilpkit.prolog.terms import (
     Clause,

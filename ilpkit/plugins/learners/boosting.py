@@ -22,11 +22,11 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from ilpkit.core.coverage import Coverage, Weighting
-from ilpkit.core.errors import DataError
 from ilpkit.core.learner import LearnContext, LearnerCapabilities, subset_weighting
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.search import SearchContext
 from ilpkit.core.task import NEG, POS, Task
+from ilpkit.errors import DataError
 from ilpkit.plugins.learners.boost_model import BoostModel, WeakClause, WeakHypothesis
 from ilpkit.plugins.learners.boost_weak import (
     alpha_from_r,

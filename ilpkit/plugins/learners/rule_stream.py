@@ -14,9 +14,9 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
-from ilpkit.core.errors import DataError
 from ilpkit.core.learner import LearnContext
 from ilpkit.core.task import NEG, POS, Task
+from ilpkit.errors import DataError
 from ilpkit.plugins.search.random_rules import RandomRuleGenerator, restrict_bias
 
 

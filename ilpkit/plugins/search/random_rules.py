@@ -40,11 +40,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from ilpkit.core.bias import Bias
 from ilpkit.core.bottom import BottomClause
 from ilpkit.core.coverage import Coverage
-from ilpkit.core.errors import BiasError, ConfigError
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.refine import ClauseIds, Refiner
 from ilpkit.core.search import BudgetExhausted, Evaluated, SearchContext
 from ilpkit.core.split_coverage import SplitCoverage, backend_memo
+from ilpkit.errors import BiasError, ConfigError
 from ilpkit.prolog.terms import Clause
 
 MAX_TRIVIAL_IN_A_ROW = 1000

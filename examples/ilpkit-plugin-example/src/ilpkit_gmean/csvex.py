@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ilpkit.core.errors import FormatError
 from ilpkit.core.formats.confine import own_files
 from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.core.task import NEG, POS, Task
+from ilpkit.errors import FormatError
 
 BACKGROUND = "background.pl"
 EXAMPLES = "examples.csv"

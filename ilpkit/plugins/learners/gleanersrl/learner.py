@@ -37,10 +37,10 @@ import numpy.typing as npt
 from pydantic import Field, model_validator
 
 from ilpkit.core.calibration import isotonic_fit
-from ilpkit.core.errors import ConfigError
 from ilpkit.core.learner import LearnContext, LearnerCapabilities
 from ilpkit.core.plugins import PluginSpec, get_plugin_manager
 from ilpkit.core.task import POS, Task
+from ilpkit.errors import ConfigError
 from ilpkit.plugins.combiners.kernels import FeatureStats, Kernel
 from ilpkit.plugins.combiners.svm_solver import (
     C_GRID,

@@ -24,7 +24,6 @@ from rich.console import Group
 from rich.text import Text
 
 from ilpkit.core.degenerate import DEGENERATE, TICER_FLOOR
-from ilpkit.core.errors import ConfigError, DataError
 from ilpkit.core.learner import (
     MODEL_FORMAT_VERSION,
     ClauseBackend,
@@ -34,6 +33,7 @@ from ilpkit.core.learner import (
 )
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.task import POS, Task
+from ilpkit.errors import ConfigError, DataError
 from ilpkit.plugins.learners.tilde.induce import InduceOptions, Inducer, InduceStats
 from ilpkit.plugins.learners.tilde.splits import SplitScore
 from ilpkit.plugins.learners.tilde.ticer import estimate_label_frequency

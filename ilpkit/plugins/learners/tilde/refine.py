@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from ilpkit.core.bias import Mode, Place, place_term
 from ilpkit.core.bottom import BottomClause, replace_paths
-from ilpkit.core.errors import BiasError
+from ilpkit.errors import BiasError
 from ilpkit.prolog.terms import Clause, Term, Var, to_prolog
 
 LiteralKey = tuple[int, tuple[str, ...], tuple[Term, ...]]

@@ -1,1 +1,0 @@
-"""The Prolog machine behind :mod:`ilpkit.backends.native.resolution`, by section."""

@@ -1,0 +1,1 @@
+"""The Prolog machine behind :mod:`ilpkit.plugins.backends.native.resolution`, by section."""

@@ -1,0 +1,160 @@
+"""Exceptions of the Prolog machine, resource-limit bookkeeping."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING, Final
+
+from ilpkit.errors import DataError, IlpkitError
+from ilpkit.plugins.backends.native.prolog.terms import RT, Ref, _copy, _render
+from ilpkit.prolog.terms import Const, Term, to_prolog
+
+if TYPE_CHECKING:
+    from ilpkit.plugins.backends.native.prolog.library import BUILTINS
+    from ilpkit.plugins.backends.native.resolution import ResolutionEngine
+
+__all__ = [
+    "BUILTINS",
+    "PrologRuntimeError",
+    "ResolutionEngine",
+    "UnsupportedConstruct",
+]
+
+_HINT: Final = "use the swi backend (--backend swi)"
+DEFAULT_MEMORY_LIMIT_MB: Final = 1024.0
+"""How much one query may grow the process by default (MB)."""
+
+
+class UnsupportedConstruct(DataError):
+    """The background program uses something the native engine does not implement.
+
+    Raised by :meth:`ResolutionEngine.check` at load time (with the clause's file:line), or at
+    run time when such a construct is reached through a meta-call.  The message names the
+    construct and suggests the SWI-Prolog backend.
+    """
+
+
+class PrologRuntimeError(IlpkitError):
+    """A Prolog error while proving a goal (instantiation/type errors, unknown procedures).
+
+    ``ball`` is the error as a term (ISO-shaped where possible), for callers that want to
+    inspect it; the message says which goal failed and which clause called it.
+    """
+
+    def __init__(self, message: str, ball: Term | None = None) -> None:
+        super().__init__(message)
+        self.ball = ball
+
+
+# --------------------------------------------------------------------------------------------
+# Errors raised inside the machine
+# --------------------------------------------------------------------------------------------
+
+
+class _Throw(Exception):
+    """A Prolog exception in flight: ``ball`` (a copied runtime term) and a message."""
+
+    def __init__(self, ball: RT, message: str) -> None:
+        super().__init__(message)
+        self.ball = ball
+        self.message = message
+
+
+def _err(formal: RT, message: str) -> _Throw:
+    return _Throw(("error", formal, Ref()), message)
+
+
+def _inst_err() -> _Throw:
+    return _err("instantiation_error", "instantiation error (an argument is unbound)")
+
+
+def _type_err(kind: str, culprit: RT) -> _Throw:
+    c = _copy(culprit)
+    return _err(("type_error", kind, c), f"type error: expected {kind}, found {_render(c)}")
+
+
+def _dom_err(domain: str, culprit: RT) -> _Throw:
+    c = _copy(culprit)
+    return _err(("domain_error", domain, c), f"domain error: expected {domain}, found {_render(c)}")
+
+
+def _eval_err(what: str) -> _Throw:
+    return _err(("evaluation_error", what), f"arithmetic evaluation error: {what}")
+
+
+def _exist_err(name: str, arity: int) -> _Throw:
+    return _err(
+        ("existence_error", "procedure", ("/", name, arity)),
+        f"unknown procedure {_pi(name, arity)}",
+    )
+
+
+class _OverLimit(Exception):
+    """A built-in hit a limit of the query (``kind``: steps, time or memory); the machine
+    turns it into :class:`ResourceLimitExceeded` naming the query and the calling clause."""
+
+    def __init__(self, kind: str, what: str) -> None:
+        super().__init__(what)
+        self.kind = kind
+        self.what = what
+
+
+_FREE_CELLS: Final = 1024
+"""Built-ins building up to this many list cells or characters cost one step; beyond it,
+each cell counts as a step (so ``length(L, N)`` enumerating ever longer lists, or an atom
+doubled in a loop, meets the step limit as a loop of calls would)."""
+_MEM_QUICK: Final = 1 << 20
+"""Allocations charged below this many bytes are summed; the resident size is read (about
+half a microsecond) once the sum passes it, or for any single larger allocation."""
+_CELL_BYTES: Final = 120
+"""Bytes of one list cell holding a fresh variable or a small integer (tuple + item)."""
+
+_statm: list[int] = []  # [pid, fd] of this process's /proc/self/statm
+
+
+def _resident_bytes() -> int | None:
+    """The process's resident set size in bytes, or None where it cannot be read cheaply
+    (then only built-ins' own estimates bound a query's memory)."""
+    import os
+
+    pid = os.getpid()
+    if not _statm or _statm[0] != pid:  # first call, or a forked child: reopen for itself
+        if _statm:
+            with contextlib.suppress(OSError):
+                os.close(_statm[1])
+            _statm.clear()
+        try:
+            fd = os.open("/proc/self/statm", os.O_RDONLY)
+        except OSError:
+            _statm.extend((pid, -1))
+            return None
+        _statm.extend((pid, fd))
+    fd = _statm[1]
+    if fd < 0:
+        return None
+    try:
+        fields = os.pread(fd, 128, 0).split()
+        return int(fields[1]) * _PAGE
+    except (OSError, IndexError, ValueError):  # pragma: no cover - /proc changed under us
+        return None
+
+
+def _page_size() -> int:
+    import os
+
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
+        return 4096
+
+
+_PAGE: Final = _page_size()
+
+
+def _text_bytes(n: int) -> int:
+    """Bytes of a Python string of ``n`` characters (up to four bytes each)."""
+    return 64 + 4 * n
+
+
+def _pi(name: str, arity: int) -> str:
+    return f"{to_prolog(Const(name), 0)}/{arity}"
