@@ -6,7 +6,6 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from ilpkit.core.bias import Bias
 from ilpkit.prolog.terms import Clause, Struct, clause_to_prolog, to_prolog
 
 
@@ -33,19 +32,3 @@ def write_clauses(clauses: Iterable[Clause]) -> list[str]:
 
 def directive(term: Struct) -> str:
     return f":- {to_prolog(term, 1199)}."
-
-
-def write_bias_directives(bias: Bias, *, task_settings_only: bool = False) -> list[str]:
-    """``:- set/2``, ``:- modeh/2``, ``:- modeb/2`` and ``:- determination/2`` lines."""
-    lines = []
-    for term in bias.settings.to_terms():
-        assert isinstance(term, Struct)
-        lines.append(directive(term))
-    for term in bias.mode_terms():
-        assert isinstance(term, Struct)
-        lines.append(directive(term))
-    for term in bias.determination_terms():
-        assert isinstance(term, Struct)
-        lines.append(directive(term))
-    _ = task_settings_only
-    return lines

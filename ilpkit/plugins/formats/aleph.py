@@ -23,15 +23,15 @@ import re
 from pathlib import Path
 from typing import Final
 
-from ilpkit.core.bias import Settings
+from ilpkit.core.bias import Bias, Settings
 from ilpkit.core.formats.confine import check_data_file, check_named
 from ilpkit.core.formats.source import SourceLoader
 from ilpkit.core.task import NEG, POS, UNLABELED, Task
 from ilpkit.errors import DataError, FormatError
 from ilpkit.prolog.terms import Clause, Struct, to_prolog
 from ilpkit.prolog.writer import (
+    directive,
     safe_stem,
-    write_bias_directives,
     write_clauses,
     write_lines,
 )
@@ -475,3 +475,19 @@ def _ilpexp_examples(path: Path, stem: str | None) -> list[tuple[Path, str | Non
 
 
 FORMAT: Final = AlephFormat()
+
+
+def write_bias_directives(bias: Bias, *, task_settings_only: bool = False) -> list[str]:
+    """``:- set/2``, ``:- modeh/2``, ``:- modeb/2`` and ``:- determination/2`` lines."""
+    lines = []
+    for term in bias.settings.to_terms():
+        assert isinstance(term, Struct)
+        lines.append(directive(term))
+    for term in bias.mode_terms():
+        assert isinstance(term, Struct)
+        lines.append(directive(term))
+    for term in bias.determination_terms():
+        assert isinstance(term, Struct)
+        lines.append(directive(term))
+    _ = task_settings_only
+    return lines
