@@ -17,7 +17,8 @@ if TYPE_CHECKING:
     from ilpkit.experiment.api import cv, explain, learn, load_task, predict, run
     from ilpkit.experiment.estimator import ILPEstimator
 
-__version__ = "0.1.0"
+from ilpkit._version import __version__
+
 __all__ = [
     "ILPEstimator",
     "IlpkitError",

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from ilpkit import __version__
+from ilpkit._version import __version__
 from ilpkit.cli import (
     backends_cmd,
     clause_cmd,

@@ -12,7 +12,7 @@ from typing import Any
 def engine_record(engine: Any) -> dict[str, str]:
     """What produced a model, for its record: ilpkit's version, and the Prolog engine or
     bridge and its version when the backend runs one (a loaded backend knows them)."""
-    from ilpkit import __version__
+    from ilpkit._version import __version__
 
     record = {"ilpkit": __version__}
     options = getattr(engine, "options", None)

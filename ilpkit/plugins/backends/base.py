@@ -97,7 +97,7 @@ class Backend(ABC):
     def probe(cls) -> list[BackendStatus]:
         """Check that the backend can run on this machine (``ilpkit backends``), one status
         per variant; backends needing nothing outside ilpkit keep this default."""
-        from ilpkit import __version__
+        from ilpkit._version import __version__
 
         return [BackendStatus("", True, __version__)]
 
