@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ilpkit._version import __version__
 from ilpkit.errors import IlpkitError
 
 if TYPE_CHECKING:
     from ilpkit.experiment.api import cv, explain, learn, load_task, predict, run
     from ilpkit.experiment.estimator import ILPEstimator
 
-from ilpkit._version import __version__
 
 __all__ = [
     "ILPEstimator",
