@@ -1,0 +1,57 @@
+"""The learners whose combination step became a combiner plugin (issue 29) give the models
+they gave before: scores, decisions and rules equal to those saved from commit 134afe7 (main
+before the combiner work), at the same seed and options.
+
+``tests/data/models_before_combiners.json`` was written by running :func:`fit` at 134afe7
+(``git archive 134afe7`` into a folder, then this module's :func:`fit` with that folder first on
+``PYTHONPATH``); nothing in it comes from the code under test.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import ilpkit
+
+SAVED = Path(__file__).parent / "data" / "models_before_combiners.json"
+OPTIONS: dict[str, dict[str, Any]] = {
+    "gleaner": {"learner": {"seeds": 4, "clauses_per_seed": 60, "min_tune_pos": 1}},
+    "gleanersrl": {"learner": {"seeds": 4, "clauses_per_seed": 60, "min_tune_pos": 1}},
+    "aleph-ensemble": {"learner": {"theories": 4}},
+    "single-theory": {},
+    "static-rf": {"learner": {"rules": 100, "trees": 50}},
+}
+CASES = [
+    *(pytest.param("trains", name, id=f"trains-{name}") for name in OPTIONS),
+    *(
+        pytest.param("uwcse", name, id=f"uwcse-{name}", marks=pytest.mark.heavy)
+        for name in ("gleaner", "gleanersrl", "static-rf")
+    ),
+]
+
+
+def fit(data: str, learner: str) -> dict[str, Any]:
+    """The model's scores and decisions on ``data`` and its rules, at seed 0."""
+    model = ilpkit.learn(data, learner=learner, seed=0, options=OPTIONS[learner])
+    predicted = ilpkit.predict(model, data)
+    return {
+        "scores": [round(float(s), 12) for s in predicted.scores],
+        "predicted": [bool(x) for x in predicted.predicted],
+        "rules": [str(r) for r in model.rules()],
+    }
+
+
+@pytest.mark.parametrize(("data", "learner"), CASES)
+def test_a_rebuilt_learner_gives_the_model_it_gave_before_combiners(
+    data: str, learner: str
+) -> None:
+    saved = json.loads(SAVED.read_text(encoding="utf-8"))[f"{data}/{learner}"]
+    now = fit(data, learner)
+    assert now["rules"] == saved["rules"]
+    assert now["predicted"] == saved["predicted"]
+    np.testing.assert_allclose(now["scores"], saved["scores"], rtol=0, atol=1e-9)
