@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -12,6 +13,15 @@ from ilpkit.core.plugins import PluginManager
 from ilpkit.core.task import Task
 from ilpkit.datasets import bundled_path
 from ilpkit.plugins.backends.native.engine import NativeBackend
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Started in the background by a non-interactive shell (``.ci/run &``), this process has
+    SIGINT ignored, and every child it starts would inherit that: the tests that send Ctrl-C
+    to a child (test_hostile_limits, test_run_lifecycle, test_learn_interrupt) need it to
+    arrive as at a terminal, so Ctrl-C gets Python's own handler back here."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture
