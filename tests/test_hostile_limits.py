@@ -128,6 +128,7 @@ SWALLOWERS = {
 }
 
 
+@pytest.mark.heavy  # 58 s over every engine and payload: with the heavy tests
 @pytest.mark.parametrize("case", sorted(SWALLOWERS))
 def test_catch_in_the_data_never_swallows_the_step_limit(engine: str, case: str) -> None:
     got = cover_on(
@@ -271,6 +272,7 @@ else:
 """
 
 
+@pytest.mark.heavy  # 16 child processes, 15 s: with the heavy tests
 @pytest.mark.parametrize("handlers", ["plain", "cli"])
 @pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
 @pytest.mark.parametrize("bridge", ["janus", "pyswip"])

@@ -113,6 +113,7 @@ GPROLOG_DIFFERS = {
 }
 
 
+@pytest.mark.heavy  # 80 s over every engine and expression: with the heavy tests
 @pytest.mark.parametrize("case", sorted(SAME_AS_IS) + sorted(SWI_ONLY))
 def test_bounded_arithmetic_answers_as_is(engine: str, case: str) -> None:
     if case in SWI_ONLY and engine in ("native", "gprolog"):
