@@ -32,7 +32,7 @@ from ilpkit.cli.common import (
     print_bias_warnings,
     split_sets,
 )
-from ilpkit.cli.plain_progress import PlainLines
+from ilpkit.cli.plain_progress import PlainLines, duration
 from ilpkit.cli.tables import fit_table
 from ilpkit.core.bias_check import reporting_bias
 from ilpkit.core.outpaths import check_output_file, write_output
@@ -43,17 +43,6 @@ if TYPE_CHECKING:  # numpy and the core modules load when a command runs, not fo
     from ilpkit.core.search import Evaluated
 
 SECTIONS: Final = ("", "data", "backend", "search", "scorer", "learner", "combiner", "executor")
-
-
-def _duration(seconds: float) -> str:
-    """``42 s``, ``12 min``, ``3.5 h``, ``2.1 days``: a person's unit."""
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 172_800:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86_400:.1f} days"
 
 
 class LiveProgress:
@@ -131,7 +120,7 @@ class LiveProgress:
             done += f" of at most {self.planned:,} ({share:.1f}%)"
         done += f", {rate:,.0f}/s"
         if self.planned and rate > 0:
-            done += f", at most {_duration(max(self.planned - self.evaluated, 0) / rate)} left"
+            done += f", at most {duration(max(self.planned - self.evaluated, 0) / rate)} left"
         return f"{self.steps}{done}  best score {best}  rules {self.rules}"
 
     def _update(self) -> None:
