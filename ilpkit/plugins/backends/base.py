@@ -71,6 +71,23 @@ class BackendOptions(BaseModel):
         return none_words_to_none(cls, data)
 
 
+_LIMIT_OPTIONS = (
+    ("inference limit", "backend.step_limit", "N", " or look for infinite recursion"),
+    ("time limit", "backend.timeout", "SECONDS", ""),
+    ("memory limit", "backend.memory_limit_mb", "MB", ""),
+)
+
+
+def limit_hint(text: str) -> str:
+    """What to raise for the limit an engine's message ``text`` names (``; raise
+    backend.step_limit (--set backend.step_limit=N) ...``), or ``""``: a Prolog engine's own
+    words do not name ilpkit's options, and a user must know which one to set."""
+    for words, option, unit, more in _LIMIT_OPTIONS:
+        if words in text:
+            return f"; raise {option} (--set {option}={unit}){more}"
+    return ""
+
+
 @dataclass(frozen=True)
 class BackendStatus:
     """Whether a backend (or one variant of it, e.g. ``engine=gprolog``) works here."""

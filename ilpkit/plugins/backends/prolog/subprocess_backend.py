@@ -42,7 +42,13 @@ from ilpkit.core.coverage import Coverage
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.task import Task
 from ilpkit.errors import BackendUnavailable, DataError, IlpkitError, ResourceLimitExceeded
-from ilpkit.plugins.backends.base import Backend, BackendOptions, BackendStatus, describe_clause
+from ilpkit.plugins.backends.base import (
+    Backend,
+    BackendOptions,
+    BackendStatus,
+    describe_clause,
+    limit_hint,
+)
 from ilpkit.plugins.backends.prolog.export import ExportedProgram, export_program
 from ilpkit.plugins.backends.prolog.fence import FenceUnavailable, fence_for
 from ilpkit.plugins.backends.prolog.process import EngineDied, EngineProcess, EngineTimeout
@@ -422,7 +428,7 @@ class SubprocessBackend(Backend):
         kind, text, culprit = reply.args
         message = f"{self.profile.name}: {_text(text)}"
         if _text(kind) == "limit":
-            raise ResourceLimitExceeded(f"{message} ({what})")
+            raise ResourceLimitExceeded(f"{message} ({what}){limit_hint(message)}")
         hint = ""
         if culprit != Const("none"):
             hint = self._callers(culprit)

@@ -51,7 +51,13 @@ from ilpkit.errors import (
     ResourceLimitExceeded,
     UnsafeProgramError,
 )
-from ilpkit.plugins.backends.base import Backend, BackendOptions, BackendStatus, describe_clause
+from ilpkit.plugins.backends.base import (
+    Backend,
+    BackendOptions,
+    BackendStatus,
+    describe_clause,
+    limit_hint,
+)
 from ilpkit.plugins.backends.prolog.export import ExportedProgram, export_program
 from ilpkit.plugins.backends.prolog.profiles import swipl_hooks
 from ilpkit.plugins.backends.prolog.subprocess_backend import (
@@ -741,7 +747,7 @@ class SwiBackend(Backend):
             what = what[i] if 0 <= i < len(what) else "request"
         message = f"SWI-Prolog: {self._clean(_text(text))}"
         if _text(kind) == "limit":
-            raise ResourceLimitExceeded(f"{message} ({what})")
+            raise ResourceLimitExceeded(f"{message} ({what}){limit_hint(message)}")
         hint = ""
         if culprit == Const("thrown"):
             hint = self._throwers()
