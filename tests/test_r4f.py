@@ -341,3 +341,42 @@ def test_forests_count_the_saturation_goals_their_seeds_dropped(
     assert model.info["goals_dropped"] == 7
     assert backend.goals_dropped == 7  # the run's count (results.json goals_dropped)
     assert "lack 7 saturation goals" in model.explain_table("forest").renderables[1].plain
+
+
+def test_forests_stop_drawing_rules_at_the_time_limit_and_keep_the_trees_they_grew(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ilpkit.plugins.search import random_rules
+
+    checks = iter(range(10**6))  # the limit passes at the generator's 25th draw
+    monkeypatch.setattr(random_rules, "time_is_up", lambda: next(checks) >= 24)
+    options = R4FOptions(trees=20, mrc=10, predicates="atm,bond", clauselength=4)
+    _, backend, model = fit(R4FLearner(options), train_every=2)
+    info = model.info
+    assert info["rules_generated"] == 24 and 0 < info["rules"] <= 24  # trivial ones drawn too
+    assert 0 < len(model.trees) <= 20  # one tree starts per rule; the open ones closed as leaves
+    scores = model.score(backend)
+    assert np.all((scores >= 0) & (scores <= 1))
+    assert len(np.unique(scores)) > 1  # the rules drawn before the limit split the examples
+
+
+@pytest.mark.parametrize("learner", ["r4f", "static-rf"])
+def test_a_forest_cut_before_its_first_rule_scores_every_example_by_the_training_prior(
+    learner: str,
+) -> None:
+    from ilpkit.core.timelimit import clear_stop, request_stop
+
+    made = (
+        R4FLearner(R4FOptions(trees=5, mrc=5, predicates="atm,bond"))
+        if learner == "r4f"
+        else StaticRFLearner(StaticRFOptions(rules=20, trees=5, predicates="atm,bond"))
+    )
+    request_stop("test")
+    try:
+        task, backend, model = fit(made, train_every=2)
+    finally:
+        clear_stop()
+    train = task.examples.ids[::2]
+    prior = float(np.mean(task.examples.labels[train] == 1))  # 63/94 positives
+    assert model.info["rules"] == 0 and len(model.trees) == 1 and not model.tests
+    np.testing.assert_allclose(model.score(backend), np.full(len(task.examples), prior))

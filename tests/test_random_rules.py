@@ -149,3 +149,24 @@ def test_learn_with_the_random_rules_search(tmp_path: Path) -> None:
     again = tmp_path / "again.json"
     result = CliRunner().invoke(app, [*args[:-1], str(again)])
     assert json.loads(again.read_text())["rules"] == model["rules"]  # seeded: same theory
+
+
+def test_the_generator_stops_at_the_time_limit_and_keeps_no_partial_bottom_clause() -> None:
+    from ilpkit.core.split_coverage import backend_memo
+    from ilpkit.core.timelimit import clear_stop, request_stop
+
+    task, backend = loaded("trains")
+    request_stop("test")
+    try:
+        cut = backend.saturate(0, depth=2)
+        gen = generator(task, backend, 3)
+        assert gen.next() is None  # not the BiasError of 1,000 trivial rules
+    finally:
+        clear_stop()
+    assert cut.truncated and len(cut) == 0
+    whole = backend.saturate(0, depth=2)
+    assert not whole.truncated and len(whole) > 0
+    memo = backend_memo(backend)
+    assert memo is None or not memo.bottoms  # nothing cut was kept for the next search
+    rule = gen.next()  # the limit gone: rules again, from whole bottom clauses
+    assert rule is not None and 0 < len(rule.coverage[-1]) < len(task.examples)

@@ -89,6 +89,9 @@ class BottomClause:
     """``suppliers[v]``: bitmask of the literal indices that output variable ``v``."""
     dropped: tuple[str, ...] = ()
     """Goals (as Prolog text) whose call exceeded a resource limit and gave no literal."""
+    truncated: bool = False
+    """``--time-limit`` (or a stop) cut saturation short: a partial bottom clause, which a
+    memo must not keep for later searches."""
 
     def __len__(self) -> int:
         return len(self.literals)
@@ -164,6 +167,7 @@ def saturate(
     tried: set[tuple[int, tuple[Term, ...]]] = set()
     dropped: list[str] = []
     schedule = _aleph_schedule(bias, target, body_modes) if order == "aleph" else None
+    truncated = False
     for layer in range(1, depth + 1):
         for mi in schedule if schedule is not None else range(len(body_modes)):
             mode = body_modes[mi]
@@ -176,6 +180,7 @@ def saturate(
                 combos = state.newest_first(tuple(p.type for p in inputs), layer)
             for combo in combos:
                 if time_is_up():  # --time-limit bounds saturation too: keep what was reached
+                    truncated = True
                     break
                 key = (mi, combo)
                 if key in tried:
@@ -199,7 +204,9 @@ def saturate(
                         if place.io == "-":
                             state.reach(value, place.type, layer)
     bottom = _variabilise(seed, head_mode, head_values, ground, body_modes)
-    return with_fields(bottom, dropped=tuple(dropped)) if dropped else bottom
+    if dropped or truncated:
+        return with_fields(bottom, dropped=tuple(dropped), truncated=truncated)
+    return bottom
 
 
 class _Saturation:

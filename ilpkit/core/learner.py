@@ -444,7 +444,8 @@ def matches(
 
 
 EMPTY_THEORY: Final = (
-    "the theory is empty: no clause met the settings (minpos, minacc, noise, nodes, ...), so "
-    "every example gets the same score (AUROC 0.5, F1 0 say nothing was learnt)"
+    "the theory is empty: no clause met the settings (minpos, minacc, noise, nodes, ...) or "
+    "the time limit passed before one was found, so every example gets the same score "
+    "(AUROC 0.5, F1 0 say nothing was learnt)"
 )
 """What learn, cv and report.md say of a model with no rule."""

@@ -36,7 +36,7 @@ from ilpkit.core.budget import OwnPlan, int_option
 from ilpkit.core.learner import LearnContext, LearnerCapabilities
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.task import POS, Task
-from ilpkit.plugins.learners.forest import ClauseTest, ForestModel
+from ilpkit.plugins.learners.forest import ClauseTest, ForestModel, Tree
 from ilpkit.plugins.learners.r4f_grow import ForestGrower
 from ilpkit.plugins.learners.rule_stream import (
     RuleLanguageOptions,
@@ -130,11 +130,18 @@ class R4FLearner:
                 grower.close_all()
                 break
             rule = generator.next()
+            if rule is None:  # --time-limit: the open leaves close with what reached them
+                grower.close_all()
+                break
             masks = np.stack([np.isin(train, c.ids, assume_unique=True) for c in rule.coverage])
             prefixes[rule.number] = rule.prefixes
             grower.feed(rule.number, masks)
             prefixes.pop(rule.number - opts.mrc, None)  # no open leaf remembers it any more
             ctx.progress(len(grower.finished_at), opts.trees, "trees")
+        trees = grower.trees
+        if not trees:  # the time limit passed before any rule: one leaf, the training prior
+            trees = [Tree()]
+            trees[0].add(float(y.mean()) if len(y) else 0.0, float(len(y)))
         seconds = time.process_time() - started
         spans = [
             grower.finished_at.get(i, grower.rules_seen) - s + 1
@@ -146,13 +153,13 @@ class R4FLearner:
             **generation_info(generator, ctx, seconds),
             "n_plus_s": opts.trees + s_mean,
             "s": s_mean,
-            "mean_tree_nodes": float(np.mean([len(t) for t in grower.trees])),
+            "mean_tree_nodes": float(np.mean([len(t) for t in trees])),
             "closed_by_budget": grower.rules_seen >= opts.max_rules,
         }
         return ForestModel(
             self.name,
             tests,
-            grower.trees,
+            trees,
             target=task.target_name,
             clauses_evaluated=generator.clauses,
             options=opts.model_dump(),

@@ -105,7 +105,10 @@ class StaticRFLearner:
         generator = rule_generator(task, ctx, train, opts, salt="static-rf", prefixes=False)
         rules = []
         for k in range(opts.rules):
-            rules.append(generator.next())
+            rule = generator.next()
+            if rule is None:  # --time-limit: the forest is grown on the rules drawn so far
+                break
+            rules.append(rule)
             ctx.progress(k + 1, opts.rules, "rules")
         if ctx.combiner is not None:  # the random rules, each a member of its own
             from ilpkit.core.combiner import fit_pool
@@ -120,15 +123,20 @@ class StaticRFLearner:
                 clauses_evaluated=generator.clauses,
             )
         x: npt.NDArray[np.bool_] = coverage_matrix([r.coverage[-1] for r in rules], train)
-        forest = RandomForestClassifier(
-            n_estimators=opts.trees,
-            max_features=opts.max_features,
-            random_state=ctx.rng("static-rf", "forest").getrandbits(31),
-            n_jobs=1,
-        )
-        forest.fit(x, y)
-        positive_column = list(forest.classes_).index(True)
-        trees, features = trees_from_sklearn(forest, positive_column)
+        if rules:
+            forest = RandomForestClassifier(
+                n_estimators=opts.trees,
+                max_features=opts.max_features,
+                random_state=ctx.rng("static-rf", "forest").getrandbits(31),
+                n_jobs=1,
+            )
+            forest.fit(x, y)
+            positive_column = list(forest.classes_).index(True)
+            trees, features = trees_from_sklearn(forest, positive_column)
+        else:  # the time limit passed before any rule: one leaf, the training prior
+            prior = Tree()
+            prior.add(float(y.mean()) if len(y) else 0.0, float(len(y)))
+            trees, features = [prior], []
         p = float(y.sum())
         tests = []
         for f in features:

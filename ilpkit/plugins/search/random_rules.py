@@ -42,7 +42,7 @@ from ilpkit.core.bottom import BottomClause
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.refine import ClauseIds, Refiner
-from ilpkit.core.search import BudgetExhausted, Evaluated, SearchContext
+from ilpkit.core.search import BudgetExhausted, Evaluated, SearchContext, time_is_up
 from ilpkit.core.split_coverage import SplitCoverage, backend_memo
 from ilpkit.errors import BiasError, ConfigError
 from ilpkit.prolog.terms import Clause
@@ -211,7 +211,9 @@ class RandomRuleGenerator:
             self.saturation_seconds += time.process_time() - started
             self.saturated += 1
             refiner = Refiner(bottom)
-            known = self._bottoms[key] = (bottom, refiner, Candidates(refiner))
+            known = (bottom, refiner, Candidates(refiner))
+            if not bottom.truncated:  # a bottom clause cut by --time-limit is not kept
+                self._bottoms[key] = known
         if example not in self._drawn:
             # Counted per seed drawn, memo or not: engines count resource use differently
             # (SWI-Prolog needs 29M inferences for anthracene(d51,_), native's tabling far
@@ -225,11 +227,17 @@ class RandomRuleGenerator:
         """Covers none or all of the training examples."""
         return len(coverage) == 0 or len(coverage) == len(self.among)
 
-    def next(self) -> RandomRule:
-        """The next non-trivial rule (BiasError when the language cannot split the examples)."""
+    def next(self) -> RandomRule | None:
+        """The next non-trivial rule; None once ``--time-limit`` has passed (or a stop was
+        asked for): the learner keeps the rules it has.  BiasError when the language cannot
+        split the examples."""
         for _ in range(MAX_TRIVIAL_IN_A_ROW):
+            if time_is_up():
+                return None
             seed = int(self.train[self.rng.randrange(len(self.train))])
             bottom, refiner, candidates = self._bottom(seed)
+            if bottom.truncated:
+                return None  # the limit passed while saturating the seed
             order = draw_rule(refiner, self.rng, self.clauselength - 1, candidates)
             if not order:
                 continue  # the seed's bottom clause has no usable literal
