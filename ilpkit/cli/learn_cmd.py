@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import signal
 import sys
 import threading
@@ -169,7 +170,8 @@ def learn(
             "--time-limit",
             help="Stop searching and saturating after this many seconds and keep what was "
             "found (the model says it was stopped); searches on worker processes are not "
-            "stopped. A first Ctrl-C stops the same way, writes the model and exits 130.",
+            "stopped. A first Ctrl-C (SIGTERM, SIGHUP) stops the same way, writes the model "
+            "and exits 130 (143, 129).",
         ),
     ] = None,
 ) -> None:
@@ -212,7 +214,7 @@ def learn(
         )
     elapsed = time.perf_counter() - started
     if interrupted and isinstance(model, Recorded):
-        model.info["interrupted"] = INTERRUPTED
+        model.info["interrupted"] = interrupted_note(interrupted[0])
         if out is not None:  # learn_model wrote it before it returned: again, marked
             from ilpkit.core.model_files import save_model
 
@@ -222,9 +224,9 @@ def learn(
     finally:
         if interrupted:
             kept = f"; written to {out}" if out is not None else " (not saved: no --out)"
-            typer.echo(f"interrupted: {INTERRUPTED}{kept}", err=True)
+            typer.echo(f"interrupted: {interrupted_note(interrupted[0])}{kept}", err=True)
     if interrupted:
-        raise typer.Exit(130)
+        raise typer.Exit(128 + interrupted[0])  # 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP
 
 
 INTERRUPTED: Final = (
@@ -234,45 +236,75 @@ INTERRUPTED: Final = (
 """What learn says (and records in the model's info) when the first Ctrl-C stopped it."""
 
 
+def signal_name(signum: int) -> str:
+    """``Ctrl-C`` for SIGINT, else the signal's name (``SIGTERM``, ``SIGHUP``)."""
+    return "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
+
+
+def interrupted_note(signum: int) -> str:
+    """What learn says (and records in the model's info) when signal ``signum`` stopped it:
+    :data:`INTERRUPTED` for Ctrl-C, the same naming SIGTERM or SIGHUP."""
+    return INTERRUPTED.replace("Ctrl-C", signal_name(signum), 1)
+
+
+SOFT_SIGNALS: Final = tuple(
+    getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)
+)
+"""The signals the first of which makes learn stop softly: Ctrl-C, and the SIGTERM that
+batch schedulers (slurm at a job's time limit, ``kill``) and SIGHUP that a closed terminal
+send."""
+
+
 @contextmanager
-def stop_softly() -> Iterator[list[bool]]:
-    """Within: the first Ctrl-C stops every search as at a time limit (each keeps its best
-    clause) so that learn can write the model found so far, then exit 130; a second Ctrl-C
-    interrupts at once, as everywhere (:mod:`ilpkit.core.lifecycle`). Yields a list that is
-    true once the first Ctrl-C came. Only in the main thread, and not where Ctrl-C is
-    ignored (a background job)."""
+def stop_softly() -> Iterator[list[int]]:
+    """Within: the first Ctrl-C, SIGTERM or SIGHUP stops every search as at a time limit
+    (each keeps its best clause) so that learn can write the model found so far, then exit
+    128 + the signal's number (130, 143, 129); a second signal of any of these interrupts at
+    once, as everywhere (:mod:`ilpkit.core.lifecycle`). Yields a list that holds the first
+    signal's number once it came. Only in the main thread, and not for a signal that is
+    ignored (Ctrl-C in a background job, SIGHUP under ``nohup``)."""
+    from ilpkit.core.lifecycle import Terminated
     from ilpkit.core.timelimit import clear_stop, request_stop
 
-    seen: list[bool] = []
+    seen: list[int] = []
     if threading.current_thread() is not threading.main_thread():
         yield seen
         return
-    previous = signal.getsignal(signal.SIGINT)
-    if previous is signal.SIG_IGN:
-        yield seen
-        return
+    previous = {s: signal.getsignal(s) for s in SOFT_SIGNALS}
+    handled = [s for s, h in previous.items() if h is not signal.SIG_IGN and h is not None]
 
-    def on_sigint(signum: int, frame: FrameType | None) -> None:
+    def restore() -> None:
+        for s in handled:
+            if signal.getsignal(s) is on_signal:
+                signal.signal(s, previous[s])
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
         if seen:  # the second: as without this handler
-            signal.signal(signal.SIGINT, previous)
-            if callable(previous):
-                previous(signum, frame)
-            raise KeyboardInterrupt
-        seen.append(True)
-        request_stop("Ctrl-C")
+            restore()
+            before = previous[signum]
+            if callable(before):
+                before(signum, frame)  # lifecycle's: raises KeyboardInterrupt or Terminated
+            elif before == signal.SIG_DFL and signum != signal.SIGINT:
+                os.kill(os.getpid(), signum)  # the default action: end now
+            raise KeyboardInterrupt if signum == signal.SIGINT else Terminated(signum)
+        seen.append(signum)
+        name = signal_name(signum)
+        request_stop(name)
+        on = "" if signum == signal.SIGINT else f" on {name}"
+        again = "Ctrl-C again" if signum == signal.SIGINT else "a second signal"
         typer.echo(
-            "stopping: the search under way keeps its best clause and the model found so far "
-            "is kept (Ctrl-C again stops at once, losing it)",
+            f"stopping{on}: the search under way keeps its best clause and the model found so "
+            f"far is kept ({again} stops at once, losing it)",
             err=True,
         )
 
-    signal.signal(signal.SIGINT, on_sigint)
+    for s in handled:
+        signal.signal(s, on_signal)
     try:
         yield seen
     finally:
         clear_stop()
-        if signal.getsignal(signal.SIGINT) is on_sigint:
-            signal.signal(signal.SIGINT, previous)
+        restore()
 
 
 def _report_learnt(

@@ -60,13 +60,14 @@ def time_limit(seconds: float | None) -> Iterator[TimeLimit | None]:
 
 
 _STOP: list[str] = []
-"""Why every search should stop now, whatever the time (the first Ctrl-C on ``learn``:
-:func:`request_stop`); empty: no stop asked for."""
+"""Why every search should stop now, whatever the time (the first Ctrl-C, SIGTERM or SIGHUP
+on ``learn``: :func:`request_stop`); empty: no stop asked for."""
 
 
 def request_stop(why: str) -> None:
     """Make every search in this process stop as at its time limit, keeping its best clause
-    (``learn`` on the first Ctrl-C: the model found so far is then written)."""
+    (``learn`` on the first Ctrl-C, SIGTERM or SIGHUP: the model found so far is then
+    written)."""
     if not _STOP:
         _STOP.append(why)
 
