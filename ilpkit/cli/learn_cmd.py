@@ -164,6 +164,15 @@ def learn(
             "this executor: processes or dask (default: in this process)."
         ),
     ] = None,
+    fold: Annotated[
+        str | None,
+        typer.Option(
+            "--fold",
+            help="Hold out this fold of the data (test, fold3, or a folder of alternative "
+            "splits) and report the model on it; training uses the other folds. Default: the "
+            "data's test fold, if any.",
+        ),
+    ] = None,
     time_limit: Annotated[
         float | None,
         typer.Option(
@@ -211,6 +220,7 @@ def learn(
             on_progress=progress.step,
             time_limit=time_limit,
             on_plan=progress.plan,
+            fold=fold,
         )
     elapsed = time.perf_counter() - started
     if interrupted and isinstance(model, Recorded):
@@ -332,6 +342,7 @@ def _report_learnt(
     used = model.info if isinstance(model, Recorded) else {}
     console = Console(highlight=False)
     print_rules(console, model.rules(), title=f"{learner} model of {path}")
+    print_evaluation(console, used.get("evaluation") or [])
     n_rules = len(model.rules())
     console.print(
         f"{n_rules} {'rule' if n_rules == 1 else 'rules'}, "
@@ -356,6 +367,27 @@ def print_rules(console: Console, rules: list[Rule], *, title: str) -> None:
     for i, r in enumerate(rules, 1):
         table.add_row(
             str(i), str(r.clause), f"{r.tp:g}", f"{r.fp:g}", f"{r.precision:.3f}", f"{r.recall:.3f}"
+        )
+    console.print(fit_table(table, console))
+
+
+def print_evaluation(console: Console, rows: list[dict[str, Any]]) -> None:
+    """The whole model's confusion matrix and figures per set of examples (training, test)."""
+    if not rows:
+        return
+    table = Table(title="whole model", box=None)
+    table.add_column("examples (n)")
+    for name in ("TP", "FN", "FP", "TN", "acc.", "prec.", "recall", "F1", "AUROC", "AURPC"):
+        table.add_column(name, justify="right")
+
+    def figure(value: float | None) -> str:
+        return "-" if value is None else f"{value:.3f}"
+
+    for row in rows:
+        table.add_row(
+            f"{row['on']} ({row['examples']})",
+            *(str(row[k]) for k in ("tp", "fn", "fp", "tn")),
+            *(figure(row[k]) for k in ("accuracy", "precision", "recall", "f1", "auroc", "aurpc")),
         )
     console.print(fit_table(table, console))
 
@@ -400,13 +432,34 @@ def predict(
         writer.writerows(rows)
     for note in limit_notes(result.limits_exceeded, 0):
         typer.echo(note, err=True)
-    metrics = result.metrics()
-    if metrics:
-        typer.echo(
-            f"{int(metrics['n'])} labelled examples: AUROC {metrics['auroc']:.4f}, "
-            f"AURPC {metrics['aurpc']:.4f}",
-            err=True,
+    for line in metric_lines(result):
+        typer.echo(line, err=True)
+
+
+def metric_lines(result: Any) -> list[str]:
+    """predict's AUROC/AURPC lines: on the model's own training data, the examples it learnt
+    from (in-sample) apart from those its learn run held out; elsewhere, all labelled ones."""
+
+    def line(what: str, ids: Any = None) -> str | None:
+        m = result.metrics(ids)
+        if not m:
+            return None
+        return f"{int(m['n'])} {what}: AUROC {m['auroc']:.4f}, AURPC {m['aurpc']:.4f}"
+
+    if result.trained is not None:
+        lines = [line("labelled examples the model learnt from (in-sample)", result.trained)]
+        if result.held_out is not None and len(result.held_out):
+            lines.append(line("labelled examples its learn run held out", result.held_out))
+        return [x for x in lines if x]
+    whole = line("labelled examples")
+    if whole is None:
+        return []
+    if not result.names_its_data:
+        whole += (
+            " (the model does not name the data it learnt from: if these include it, the "
+            "figures are in-sample)"
         )
+    return [whole]
 
 
 def warn_degenerate(rules: list[Rule], info: Any = None) -> None:

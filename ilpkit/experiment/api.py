@@ -27,6 +27,7 @@ import numpy.typing as npt
 from ilpkit.core.learner import Model, Recorded, Rule
 from ilpkit.core.search import Evaluated, Observer
 from ilpkit.core.task import NEG, POS, Task
+from ilpkit.errors import ConfigError, DataError
 from ilpkit.experiment.config import RunConfig, load_config
 from ilpkit.experiment.provenance import engine_record
 
@@ -45,7 +46,6 @@ def run(
     ``trust_data`` turns the data safety checks off (``--trust-data``).  A configuration
     read from a file cannot: one recording ``trust_data = true`` (a run's config.toml) is
     refused unless ``trust_data=True`` is passed here; so is resuming a trusted run."""
-    from ilpkit.errors import ConfigError
     from ilpkit.experiment.config import apply_overrides
     from ilpkit.experiment.runs import check_recorded_trust, run_experiment, without_trust
 
@@ -144,6 +144,8 @@ def learn(
     on_progress: Callable[[int, int, str], None] | None = None,
     time_limit: float | None = None,
     on_plan: Callable[[int, str | None], None] | None = None,
+    fold: str | None = None,
+    evaluate: bool = True,
 ) -> Model:
     """Learn a model from ``data`` (a path, a bundled dataset's name, or a loaded
     :class:`~ilpkit.core.task.Task`, which is not changed), as ``ilpkit learn`` does.
@@ -162,16 +164,21 @@ def learn(
     workers too): the model holds what was found by then and its
     ``info["time_limit_reached"]`` says so. ``on_plan(planned, warning)`` hears, before
     learning, the most clauses the settings allow and a warning when that is very large
-    (:mod:`ilpkit.core.budget`).
+    (:mod:`ilpkit.core.budget`).  ``fold`` holds out that fold of the data (``test``,
+    ``fold3``, or a folder of alternative splits), training on the others; without it the
+    data's ``test`` fold is held out when it has one.  ``evaluate`` records the whole model's
+    counts on the training and held-out examples in ``info["evaluation"]``
+    (:mod:`ilpkit.experiment.whole_model`).
     """
     from ilpkit.core.bias_check import report
+    from ilpkit.core.learner import default_train_ids
     from ilpkit.core.limits import goals_dropped, limits_exceeded
     from ilpkit.core.model_files import save_model
     from ilpkit.core.plugins import get_plugin_manager
     from ilpkit.core.search import time_limit as time_limit_of
-    from ilpkit.errors import ConfigError
     from ilpkit.experiment.compose import Choices, Run, plugin_sections, run_config
-    from ilpkit.experiment.cv import learn_split
+    from ilpkit.experiment.cv import learn_split_for
+    from ilpkit.experiment.whole_model import whole_model_counts
 
     manager = get_plugin_manager()
     config: RunConfig | Choices
@@ -221,13 +228,13 @@ def learn(
         pool = None
         if executor is not None:
             pool = manager.make("executor", config.executor.name, dict(config.executor.options))
-        train_ids, note = learn_split(task)  # one of several alternative splits
-        if note is not None:
-            report([note])
+        split = learn_split_for(task, fold)
+        if split.note is not None:
+            report([split.note])
         try:
             ctx = run.context(
                 engine,
-                train_ids=train_ids,
+                train_ids=split.train,
                 executor=pool,
                 observers=observers,
                 on_rule=on_rule,
@@ -238,6 +245,14 @@ def learn(
             if pool is not None:
                 pool.close()
         produced_by = engine_record(engine)
+        evaluation = []
+        if evaluate:
+            trained = default_train_ids(task) if split.train is None else split.train
+            evaluation.append(whole_model_counts(model, engine, task, trained, "training"))
+            if len(split.test):
+                evaluation.append(
+                    whole_model_counts(model, engine, task, split.test, split.test_name)
+                )
     if isinstance(model, Recorded):
         model.info.update(
             {
@@ -250,6 +265,9 @@ def learn(
                 "settings": {k: _plain(v) for k, v in task.bias.settings.items()},
                 "limits_exceeded": limits_exceeded(engine),
                 "goals_dropped": goals_dropped(engine),
+                "fold": fold,
+                "held_out": split.test_name,
+                **({"evaluation": evaluation} if evaluation else {}),
             }
         )
         if limit is not None and limit.reached:
@@ -292,6 +310,13 @@ class Predictions:
     limits_exceeded: int = 0
     """Clauses of the model that exceeded a resource limit while scoring (each then covered
     none of the examples asked; :mod:`ilpkit.core.limits`)."""
+    trained: npt.NDArray[np.int64] | None = None
+    """The examples the model learnt from, when these are its training data (else None)."""
+    held_out: npt.NDArray[np.int64] | None = None
+    """The examples its learn run held out (a test fold), when these are its training data."""
+    names_its_data: bool = True
+    """Whether the model records the data it was learnt from (if not, nobody can say whether
+    :meth:`metrics` is in-sample)."""
 
     def rows(self) -> list[tuple[int, str, int, str, float]]:
         """``(id, example, label, fold, score)`` per example (``ilpkit predict``'s CSV)."""
@@ -304,13 +329,15 @@ class Predictions:
             out.append((i, str(atom), int(ex.labels[i]), fold, float(self.scores[i])))
         return out
 
-    def metrics(self) -> dict[str, float]:
-        """AUROC and AURPC over the labelled examples (empty when a class is missing)."""
+    def metrics(self, ids: npt.NDArray[np.int64] | None = None) -> dict[str, float]:
+        """AUROC and AURPC over the labelled examples (of ``ids``; empty when a class is
+        missing)."""
         from ilpkit.core.metrics import auroc, aurpc, pr_points_from_scores
 
-        labels = self.task.examples.labels
-        labelled = labels >= 0
-        y = (labels[labelled] == POS).astype(np.int8)
+        chosen = self.task.examples.ids if ids is None else np.asarray(ids, dtype=np.int64)
+        labels = self.task.examples.labels[chosen]
+        labelled = chosen[labels >= 0]
+        y = (self.task.examples.labels[labelled] == POS).astype(np.int8)
         if not 0 < y.sum() < len(y):
             return {}
         s = self.scores[labelled]
@@ -403,7 +430,47 @@ def predict(
         scores = np.asarray(fitted.score(engine), dtype=np.float64)
         predicted = np.asarray(fitted.predict(engine), dtype=bool)
         limits = limits_exceeded(engine)
-    return Predictions(task, scores, predicted, limits)
+    return Predictions(task, scores, predicted, limits, *_learnt_from(fitted, data, task))
+
+
+def _learnt_from(
+    fitted: Model, data: str | Path | Task, task: Task
+) -> tuple[npt.NDArray[np.int64] | None, npt.NDArray[np.int64] | None, bool]:
+    """Which examples of ``task`` the model learnt from and which it held out, when ``data``
+    is the data it was learnt from (its ``info`` says); and whether its info names its data
+    at all (models saved before it did, and other learners' files, may not)."""
+    from ilpkit.core.learner import default_train_ids
+    from ilpkit.experiment.cv import learn_split_for
+
+    info = fitted.to_json().get("info") or {}
+    recorded = info.get("data") if isinstance(info, dict) else None
+    if not isinstance(recorded, str):
+        return None, None, False
+    if not _same_data(recorded, data, task):
+        return None, None, True
+    fold = info.get("fold")
+    try:
+        split = learn_split_for(task, fold if isinstance(fold, str) else None)
+    except ConfigError:  # the data's folds changed since: say nothing rather than guess
+        return None, None, True
+    trained = default_train_ids(task) if split.train is None else split.train
+    return trained, split.test, True
+
+
+def _same_data(recorded: str, data: str | Path | Task, task: Task) -> bool:
+    if isinstance(data, Task):
+        return recorded == task.name
+    if recorded == str(data):
+        return True
+    from ilpkit.datasets import resolve_data_path
+
+    try:
+        return (
+            Path(resolve_data_path(recorded)).resolve()
+            == Path(resolve_data_path(str(data))).resolve()
+        )
+    except (OSError, ConfigError, DataError):
+        return False
 
 
 def explain(

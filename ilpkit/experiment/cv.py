@@ -247,6 +247,64 @@ def learn_split(task: Task) -> tuple[npt.NDArray[np.int64] | None, str | None]:
     )
 
 
+@dataclass(frozen=True)
+class LearnSplit:
+    """What ``ilpkit learn`` trains on and what it reports a test table for."""
+
+    train: npt.NDArray[np.int64] | None
+    """Training examples (None: every example, or the ``train`` fold's)."""
+    test: npt.NDArray[np.int64]
+    """Held-out examples (empty: none)."""
+    test_name: str
+    """The held-out fold's name ('' when there is none)."""
+    note: str | None = None
+    """Said before learning when the training examples are not the data's all."""
+
+
+def learn_split_for(task: Task, fold: str | None = None) -> LearnSplit:
+    """The split ``ilpkit learn`` uses.  ``fold`` names a fold of the data (``test``,
+    ``fold3``) to hold out, training on every other; for data made of alternative
+    train/test folders (``fold1/train``, ``fold1/test``, ...), a folder's name picks that
+    split.  Without ``fold``: the data's ``test`` fold is held out when there is one, the
+    first of alternative splits is used (and said), else every example trains."""
+    folds = task.examples.folds
+    names = task.fold_names
+    groups = _grouped_splits(names)
+
+    def ids_of(index: int) -> npt.NDArray[np.int64]:
+        return np.flatnonzero(folds == index).astype(np.int64)
+
+    if fold is None:
+        train, note = learn_split(task)
+        if groups:
+            name, group = next(iter(groups.items()))
+            return LearnSplit(train, ids_of(group["test"]), f"{name}/test", note)
+        if "test" in names:
+            test = ids_of(names.index("test"))
+            rest = np.flatnonzero(folds != names.index("test")).astype(np.int64)
+            if "train" in names:  # learners train on the train fold by default
+                rest = ids_of(names.index("train"))
+            return LearnSplit(rest, test, "test")
+        return LearnSplit(None, np.zeros(0, dtype=np.int64), "")
+    if groups and fold in groups:
+        group = groups[fold]
+        return LearnSplit(ids_of(group["train"]), ids_of(group["test"]), f"{fold}/test")
+    if fold in names and not groups:
+        index = names.index(fold)
+        train = np.flatnonzero(folds != index).astype(np.int64)
+        if len(train) == 0:
+            raise ConfigError(f"{task.name}: --fold {fold} leaves no example to train on")
+        return LearnSplit(train, ids_of(index), fold)
+    choices = list(groups) if groups else names
+    if not choices:
+        raise ConfigError(
+            f"{task.name}: --fold {fold}: the data has no folds (use `ilpkit cv` to cross-validate)"
+        )
+    raise ConfigError(
+        f"{task.name}: --fold {fold}: no such fold; the data's folds are {', '.join(choices)}"
+    )
+
+
 def _group_splits(task: Task, config: RunConfig, groups: dict[str, dict[str, int]]) -> list[Split]:
     folds = task.examples.folds
     without_tune = [name for name, g in groups.items() if "tune" not in g]
