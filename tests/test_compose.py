@@ -56,7 +56,7 @@ def test_learn_cli_api_and_estimator_give_the_same_model(learner: str, tmp_path:
         options={"learner": case["learner"]}, seed=3,
     ).to_json()  # fmt: skip
     est = ilpkit.ILPEstimator(
-        learner=learner, settings=case["settings"], learner_options=case["learner"], seed=3
+        learner=learner, settings=case["settings"], learner_options=case["learner"], random_state=3
     ).fit(ilpkit.load_task("trains"))
     from_estimator = est.model_.to_json()
     est.close()

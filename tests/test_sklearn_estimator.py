@@ -49,12 +49,54 @@ def small(**extra: Any) -> ilpkit.ILPEstimator:
 
 
 def test_is_a_cloneable_binary_classifier() -> None:
-    est = small(seed=4)
+    est = small(random_state=4)
     assert is_classifier(est)
     tags = est.__sklearn_tags__()
     assert tags.input_tags.one_d_array and not tags.input_tags.two_d_array
     twin = clone(est)
     assert twin is not est and twin.get_params() == est.get_params()
+
+
+@pytest.mark.parametrize(
+    "state",
+    [4, None, np.random.RandomState(4), np.random.default_rng(4)],
+    ids=["int", "None", "RandomState", "Generator"],
+)
+def test_random_state_round_trips_through_get_params_set_params_and_clone(state: Any) -> None:
+    """Stored unchanged; clone copies a numpy random state (scikit-learn deep-copies it), so
+    the clone's first fit draws the seed the original's first fit draws."""
+    from ilpkit.experiment.estimator import seed_of
+
+    est = ilpkit.ILPEstimator(task="trains", random_state=state)
+    assert est.get_params()["random_state"] is state
+    twin = clone(est)
+    assert set(twin.get_params()) == set(est.get_params())
+    if isinstance(state, (int, type(None))):
+        assert twin.get_params()["random_state"] is state
+    else:
+        assert type(twin.random_state) is type(state) and twin.random_state is not state
+        assert seed_of(twin.random_state) == seed_of(state)
+    assert ilpkit.ILPEstimator().set_params(random_state=state).random_state is state
+
+
+def test_grid_search_over_random_state(xy: Any) -> None:
+    """random_state is an ordinary parameter to search over; the deprecated seed is not
+    needed for it."""
+    ids, y = xy
+    grid = GridSearchCV(
+        small(learner_options={"max_rules": 1}), {"random_state": [0, 1]}, cv=2
+    ).fit(ids[::4], y[::4])
+    assert [p["random_state"] for p in grid.cv_results_["params"]] == [0, 1]
+    assert grid.best_estimator_.seed_ == grid.best_params_["random_state"]
+
+
+def test_a_clone_of_an_estimator_with_the_deprecated_seed_keeps_it() -> None:
+    est = ilpkit.ILPEstimator(task="trains", seed=3, settings={"nodes": 5})
+    twin = clone(est)
+    assert twin.seed == 3 and twin.random_state == 0
+    with pytest.warns(FutureWarning, match="deprecated"):
+        twin.fit([0, 9], [1, 0])
+    assert twin.seed_ == 3
 
 
 def test_cross_val_score_equals_a_hand_written_loop(xy: Any) -> None:

@@ -21,12 +21,24 @@ labels as ``y`` (1/True = positive)::
 
 ``predict_proba`` calibrates the model's scores on its training examples by isotonic
 regression with a Laplace-style prior, unless the model has its own probabilities.
+
+``random_state`` is scikit-learn's name for the seed of every random choice (RRR's restarts,
+Gleaner's seed examples, ensembles' samples). An int fixes it: the same int gives the same
+model, the one ``ilpkit learn --seed INT`` learns. The default is 0, not scikit-learn's usual
+None, so that an estimator left at its defaults is reproducible and learns what the command
+line learns. ``None`` draws a fresh seed at each ``fit`` from numpy's global random state
+(so ``np.random.seed`` fixes it, as for scikit-learn's own estimators); a
+``numpy.random.RandomState`` or ``Generator`` gives one draw per ``fit``. The seed a fit used
+is its ``seed_``. ``seed``, the old name, still works but is deprecated (a ``FutureWarning``
+at ``fit``).
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import numbers
+import warnings
 from typing import Any
 
 import numpy as np
@@ -40,6 +52,24 @@ from ilpkit.errors import ConfigError
 Examples = npt.ArrayLike | Task | None
 
 
+RandomState = int | np.integer[Any] | np.random.RandomState | np.random.Generator | None
+"""What ``random_state`` takes: scikit-learn's kinds, and a numpy ``Generator``."""
+
+DEFAULT_RANDOM_STATE: int = 0
+"""``random_state``'s default: the seed ``ilpkit learn`` and ``ilpkit cv`` default to."""
+
+_SEEDS = 2**31
+"""Seeds drawn for ``random_state=None`` or a numpy random state: 0 <= seed < 2**31 (31 bits,
+as :func:`ilpkit.core.learner.derive_seed`)."""
+
+
+def _as_int(value: object) -> int | None:
+    """``value`` as an int if it is one (a numpy integer too; not a bool), else None."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    return None
+
+
 class EstimatorInputError(ConfigError, ValueError):
     """Bad ``X`` or ``y``: a :class:`ConfigError` for ilpkit (exit 2 on the command line) and
     a ``ValueError`` for scikit-learn, whose model selection and checks expect one."""
@@ -51,6 +81,9 @@ class ILPEstimator:
     ``search``/``scorer`` left ``None`` are the learner's prescribed ones, else the data's
     Aleph settings (as ``ilpkit learn``); ``combiner`` combines a pool learner's clauses
     (``--combiner``); the run is composed by :mod:`ilpkit.experiment.compose`.
+    ``random_state`` seeds every random choice (an int, default 0 as ``ilpkit learn``; None:
+    a fresh seed per fit; a numpy ``RandomState``/``Generator``: one draw per fit); ``seed``
+    is its deprecated old name.
     """
 
     def __init__(
@@ -64,10 +97,11 @@ class ILPEstimator:
         search_options: dict[str, Any] | None = None,
         scorer_options: dict[str, Any] | None = None,
         backend_options: dict[str, Any] | None = None,
-        seed: int = 0,
+        seed: int | None = None,
         task: Task | str | None = None,
         combiner: str | None = None,
         combiner_options: dict[str, Any] | None = None,
+        random_state: RandomState = DEFAULT_RANDOM_STATE,
     ) -> None:
         self.learner = learner
         self.search = search
@@ -82,6 +116,7 @@ class ILPEstimator:
         self.task = task
         self.combiner = combiner
         self.combiner_options = combiner_options
+        self.random_state = random_state
 
     # -- scikit-learn parameter protocol -------------------------------------------------------
     @classmethod
@@ -232,8 +267,9 @@ class ILPEstimator:
             },
             where="ILPEstimator",
         )
+        self.seed_: int = self._fit_seed()
         choices = Choices.model_validate(
-            {**sections, "seed": self.seed, "settings": dict(self.settings or {})}
+            {**sections, "seed": self.seed_, "settings": dict(self.settings or {})}
         )
         run = Run.of(choices, task, manager=manager, where="ILPEstimator")
         task = run.task  # with the settings applied: the caller's task is not changed
@@ -252,6 +288,24 @@ class ILPEstimator:
             prior=1.0,
         )
         return self
+
+    def _fit_seed(self) -> int:
+        """The seed of this fit: ``random_state``'s (or the deprecated ``seed``'s)."""
+        state = self.random_state
+        if self.seed is not None:
+            warnings.warn(
+                "ILPEstimator(seed=...) is deprecated and will be removed; use "
+                "random_state=..., scikit-learn's name (same meaning for an int)",
+                FutureWarning,
+                stacklevel=4,
+            )
+            if _as_int(state) not in (DEFAULT_RANDOM_STATE, self.seed):
+                raise EstimatorInputError(
+                    f"ILPEstimator: seed={self.seed!r} and random_state={state!r} are both "
+                    "given; seed is the deprecated name of random_state: give random_state only"
+                )
+            state = self.seed
+        return seed_of(state)
 
     # -- predictions -----------------------------------------------------------------------------
     def decision_function(self, examples: Examples = None) -> npt.NDArray[np.float64]:
@@ -322,6 +376,26 @@ class ILPEstimator:
         engine = getattr(self, "backend_", None)
         if engine is not None:
             engine.close()
+
+
+def seed_of(random_state: object) -> int:
+    """The seed a fit uses for ``random_state``: an int as it is; None, one drawn from numpy's
+    global random state (``np.random.seed`` fixes it, as for scikit-learn's None); a
+    ``RandomState`` or ``Generator``, one drawn from it (each fit draws anew).  Anything else
+    is an :class:`EstimatorInputError` (a ``ValueError``)."""
+    as_int = _as_int(random_state)
+    if as_int is not None:
+        return as_int
+    if random_state is None:  # numpy's global random state, as scikit-learn's None
+        return int(np.random.randint(_SEEDS))
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(_SEEDS))
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(_SEEDS))
+    raise EstimatorInputError(
+        f"ILPEstimator: random_state={random_state!r}; expected an int, None, or a "
+        "numpy.random.RandomState or Generator"
+    )
 
 
 def _check_labels(labels: npt.NDArray[Any]) -> npt.NDArray[Any]:
