@@ -179,3 +179,71 @@ def test_a_head_output_no_body_literal_can_bind_is_named(tmp_path: Path) -> None
     fixed = UNBOUND_HEAD.replace("modeb(1, long(+elem))", "modeb(1, long(+elem, -size))")
     fixed = fixed.replace("long/1", "long/2").replace("long(a).", "long(a, 1).")
     assert bias_warnings(load_task(_mesh(tmp_path / "bound", fixed), "aleph")) == []
+
+
+ONE_CLASS_TRAINING = "the model predicts all 6 of its training examples positive, the 2 negatives"
+SPLIT_BY_TWO = """:- modeh(1, same(+t, +t)).
+:- modeb(1, r(+t)).
+:- modeb(1, q(+t)).
+:- determination(same/2, r/1).
+:- determination(same/2, q/1).
+:- set(noise, 1).
+:- set(evalfn, laplace).
+r(a).
+r(b).
+r(c).
+r(e).
+q(f).
+q(d).
+"""
+
+
+def test_learn_and_explain_name_a_model_that_predicts_one_class_on_its_training_data(
+    tmp_path: Path,
+) -> None:
+    """Two rules with bodies, each letting one negative through (noise 1, Laplace): together
+    they cover all 6 training examples, so the model calls every one positive; no rule
+    covers everything by itself, so only this line says so."""
+    data = tmp_path / "same"
+    data.mkdir()
+    (data / "s.b").write_text(SPLIT_BY_TWO)
+    (data / "s.f").write_text("same(a, a).\nsame(b, b).\nsame(c, c).\nsame(f, f).\n")
+    (data / "s.n").write_text("same(d, d).\nsame(e, e).\n")
+    model = tmp_path / "m.json"
+    result = runner.invoke(app, ["learn", str(data), "-q", "-o", str(model)])
+    assert result.exit_code == 0, result.output
+    assert f"warning: {ONE_CLASS_TRAINING} too: it separates nothing" in result.output
+    assert [r["clause"] for r in json.loads(model.read_text())["rules"]] == [
+        "same(A,A) :- r(A).",
+        "same(A,A) :- q(A).",
+    ]
+    result = runner.invoke(app, ["explain", str(model)])
+    assert result.exit_code == 0, result.output
+    assert f"warning: {ONE_CLASS_TRAINING}" in result.output
+
+
+@pytest.mark.parametrize("learner", ["theory", "tilde"])
+def test_one_class_on_training_is_not_said_where_it_is_not_news(learner: str) -> None:
+    """theory on trains separates the classes; TILDE's one leaf is already named as covering
+    everything, which says the same."""
+    result = runner.invoke(app, ["learn", "trains", "--learner", learner, "-q"])
+    assert result.exit_code == 0, result.output
+    assert "of its training examples" not in result.output
+
+
+def test_one_class_on_training_by_hand() -> None:
+    from ilpkit.cli.learn_cmd import _one_class_on_training
+
+    def info(tp: int, fn: int, fp: int, tn: int, on: str = "training") -> dict[str, object]:
+        return {"evaluation": [{"on": on, "tp": tp, "fn": fn, "fp": fp, "tn": tn}]}
+
+    said = _one_class_on_training(info(0, 3, 0, 1))
+    assert said is not None
+    assert said.startswith("the model predicts all 4 of its training examples negative, the 3 ")
+    assert _one_class_on_training(info(1, 0, 1, 0)) is not None  # 1 negative: "negative"
+    assert "the 1 negative too" in str(_one_class_on_training(info(1, 0, 1, 0)))
+    assert _one_class_on_training(info(2, 1, 0, 3)) is None  # separates
+    assert _one_class_on_training(info(3, 0, 0, 0)) is None  # one class among the examples
+    assert _one_class_on_training(info(0, 3, 0, 1, on="test")) is None  # not training
+    assert _one_class_on_training({}) is None  # a model saved before evaluations were kept
+    assert _one_class_on_training(None) is None

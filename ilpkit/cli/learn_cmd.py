@@ -464,8 +464,9 @@ def metric_lines(result: Any) -> list[str]:
 
 def warn_degenerate(rules: list[Rule], info: Any = None) -> None:
     """Name a degenerate model on stderr (learn, explain): an empty theory, rules that all
-    cover every example, rules that repeat earlier ones, and what the learner recorded in
-    the model's ``info`` (:mod:`ilpkit.core.degenerate`)."""
+    cover every example, rules that repeat earlier ones, a model that predicts one class for
+    every training example, and what the learner recorded in the model's ``info``
+    (:mod:`ilpkit.core.degenerate`)."""
     from ilpkit.core.degenerate import (
         covers_everything_note,
         recorded_notes,
@@ -473,11 +474,41 @@ def warn_degenerate(rules: list[Rule], info: Any = None) -> None:
     )
     from ilpkit.core.learner import EMPTY_THEORY
 
+    everything = covers_everything_note(rules)
     notes = [EMPTY_THEORY] if not rules else []
-    notes += [n for n in (covers_everything_note(rules), repeated_rules_note(rules)) if n]
+    notes += [n for n in (everything, repeated_rules_note(rules)) if n]
+    if rules and not everything:  # else the lines above already say every answer is one
+        notes += [n for n in [_one_class_on_training(info)] if n]
     notes += recorded_notes(info)
     for note in notes:
         typer.secho(f"warning: {note}", fg=typer.colors.YELLOW, err=True)
+
+
+def _one_class_on_training(info: Any) -> str | None:
+    """The line for a model that predicts one class for every training example it learnt
+    from (both classes among them), read from the whole model's counts learn records in
+    ``info["evaluation"]``; None otherwise, or for a model without them (older files)."""
+    from ilpkit.core.degenerate import one_class
+
+    rows = info.get("evaluation") if isinstance(info, dict) else None
+    for row in rows if isinstance(rows, list) else []:
+        if not isinstance(row, dict) or row.get("on") != "training":
+            continue
+        try:
+            tp, fn, fp, tn = (int(row[k]) for k in ("tp", "fn", "fp", "tn"))
+        except (KeyError, TypeError, ValueError):
+            return None
+        said = one_class(tp + fp, tp + fn + fp + tn) if tp + fn and fp + tn else None
+        if said is None:
+            return None
+        other, count = ("negative", fp + tn) if said == "positive" else ("positive", tp + fn)
+        return (
+            f"the model predicts all {tp + fn + fp + tn:,} of its training examples {said}, "
+            f"the {count:,} {other}{'' if count == 1 else 's'} too: it separates nothing on the "
+            "examples it learnt from (its training accuracy and F1 only restate the class "
+            "balance)"
+        )
+    return None
 
 
 def explain(
