@@ -35,6 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ilpkit.core.backend import BackendProtocol
+from ilpkit.core.degenerate import DEGENERATE
 from ilpkit.core.task import POS, Task
 from ilpkit.errors import ConfigError, DataError
 from ilpkit.prolog.terms import Clause
@@ -358,6 +359,11 @@ def fit_pool(
     tune = ctx.tune_ids if ctx.tune_ids is not None and len(ctx.tune_ids) else None
     pool = build_pool(task, ctx.backend, clauses, groups, group_kind, train, tune)
     combination = combiner.fit(pool, seed=ctx.seed)
+    info = dict(info or {})
+    # what the combination found degenerate (Gleaner's predict theory covering everything)
+    notes = [str(n) for n in getattr(combination, "degenerate", [])]
+    if notes:
+        info[DEGENERATE] = [*info.get(DEGENERATE, []), *notes]
     return _model_class(combination)(
         learner=learner,
         combiner=combiner.name,
@@ -366,7 +372,7 @@ def fit_pool(
         group_kind=group_kind,
         combination=combination,
         clauses_evaluated=clauses_evaluated,
-        info={**dict(info or {}), "pool_clauses": len(pool.clauses), "seed": ctx.seed},
+        info={**info, "pool_clauses": len(pool.clauses), "seed": ctx.seed},
         train_counts=train_counts(pool),
     )
 

@@ -11,7 +11,8 @@ command line and report.md name where they appear:
 * a model whose every rule covers every example (no body, distinct variables in the head):
   TILDE's tree of one leaf, Aleph's ``eastbound(A).`` when the negatives are missing;
 * what a learner itself records in its model's ``info[DEGENERATE]`` (a list of lines), such as
-  TIcER's estimate at its floor (:data:`TICER_FLOOR`).
+  TIcER's estimate at its floor (:data:`TICER_FLOOR`) and Gleaner's classifier covering every
+  tune example (:data:`GLEANER_COVERS_ALL`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,16 @@ TICER_FLOOR: Final = (
     "above 0, so c fell back to the labeled share L/T of the bounding examples (as if every "
     "unlabeled example were positive); give learner.c a number, or more examples per fold"
 )
+
+GLEANER_COVERS_ALL: Final = (
+    "Gleaner's classifier is a theory that covers every tune example, so it calls (nearly) "
+    "every example positive: under predict=f1, the default, no theory that separates had a "
+    "tune F1 above 2P/(2P+N), that of calling everything positive; --set "
+    "learner.predict=accuracy (or =recall; combiner.predict with --combiner gleaner) chooses "
+    "otherwise (docs/gleaner.md)"
+)
+"""What a Gleaner model (learner or combiner) records when its ``predict`` theory covers every
+tune example (issue 33: DSSTox)."""
 
 
 def recorded_notes(info: Any) -> list[str]:

@@ -6,8 +6,9 @@ training examples without a tune set).  For each target recall bin the theory wi
 tune precision is chosen (``combine="bins"``), or every theory on the upper convex hull of
 the tune recall-precision points (``combine="hull"``); the score of an example is how many
 clauses of the member with the largest tune AURPC match it, and ``predict`` uses the chosen
-theory with the best tune F1.  The functions are Gleaner's own
-(:mod:`ilpkit.plugins.learners.gleaner`): on Gleaner's bins this combiner is Gleaner.
+theory with the best tune F1 (or accuracy, or the tune recall closest to a target: option
+``predict``).  The functions are Gleaner's own (:mod:`ilpkit.plugins.learners.gleaner`): on
+Gleaner's bins this combiner is Gleaner.
 """
 
 from __future__ import annotations
@@ -19,15 +20,9 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
 from ilpkit.core.combiner import ClausePool
-from ilpkit.core.metrics import f1
+from ilpkit.core.degenerate import GLEANER_COVERS_ALL
 from ilpkit.core.plugins import PluginSpec
-from ilpkit.plugins.learners.gleaner import (
-    Choice,
-    _ranking_bin,
-    candidate_theories,
-    choose_per_bin,
-    upper_hull,
-)
+from ilpkit.plugins.learners.gleaner import Choice, PredictRule, stage2
 
 
 class GleanerCombinerOptions(BaseModel):
@@ -39,6 +34,14 @@ class GleanerCombinerOptions(BaseModel):
     combine: Literal["bins", "hull"] = Field(
         default="bins",
         description="Best tune precision per target recall bin, or the upper convex hull.",
+    )
+    predict: PredictRule = Field(
+        default="f1",
+        description="Which chosen theory predict uses: the best tune F1, the best tune "
+        "accuracy, or the tune recall closest to predict_recall.",
+    )
+    predict_recall: float = Field(
+        default=0.5, ge=0.0, le=1.0, description="The target tune recall of predict=recall."
     )
 
 
@@ -59,11 +62,14 @@ class GleanerCombination:
         choices: list[Choice],
         ranking: int | None,
         predict_choice: Choice | None,
+        degenerate: list[str] | None = None,
     ) -> None:
         self.members = members
         self.choices = choices
         self.ranking = ranking
         self.predict_choice = predict_choice
+        self.degenerate = list(degenerate or [])
+        """Degenerate-result lines for the pool model's info (``fit_pool`` records them)."""
 
     def score(self, matrix: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
         if self.ranking is None:
@@ -125,16 +131,22 @@ class GleanerCombiner:
             int(g): [int(j) for j in np.flatnonzero(pool.groups == g)]
             for g in sorted(set(pool.groups.tolist()))
         }
-        candidates = candidate_theories(member_counts(matrix, members), positive)
-        if self.options.combine == "hull":
-            choices = upper_hull(candidates)
-        else:
-            chosen = choose_per_bin(candidates, self.options.bins)
-            choices = [chosen[j] for j in sorted(chosen)]
-        p = float(positive.sum())
-        ranking = _ranking_bin(candidates, p, float((~positive).sum()))
-        best = max(choices, key=lambda c: f1(c.tp, c.fp, p)) if choices else None
-        return GleanerCombination(members, choices, ranking, best)
+        o = self.options
+        result = stage2(
+            member_counts(matrix, members),
+            positive,
+            bins=o.bins,
+            combine=o.combine,
+            predict=o.predict,
+            predict_recall=o.predict_recall,
+        )
+        return GleanerCombination(
+            members,
+            result.choices,
+            result.ranking_bin,
+            result.predict_choice,
+            [GLEANER_COVERS_ALL] if result.predicts_all else [],
+        )
 
     def combination_from_json(self, data: dict[str, Any]) -> GleanerCombination:
         choices = [_choice(v) for v in data["choices"]]

@@ -18,7 +18,12 @@ Decisions (PAPERS.md leaves them open):
 
 * the ranking score of an example is the number of clauses of the *ranking bin* that match
   it, the ranking bin being the bin whose L-curve has the largest tune AURPC;
-* ``predict`` uses the chosen (m, L) with the highest tune F1;
+* ``predict`` uses the chosen (m, L) with the highest tune F1 (``predict="f1"``); or the
+  highest tune accuracy (``"accuracy"``); or the one whose tune recall is closest to
+  ``predict_recall`` (``"recall"``, the dissertation's end-user operating point).  The F1 of
+  the theory that covers every tune example is 2P/(2P+N), which weak theories fail to beat
+  (issue 33: DSSTox); when the chosen theory covers every tune example the model's
+  ``info["degenerate"]`` says so (:data:`ilpkit.core.degenerate.GLEANER_COVERS_ALL`);
 * without tune examples (no tune folds), stage 2 uses the training examples, as a fallback;
 * the learning curve (``at_budget``) reads the same run with fewer clauses per seed: each
   seed's per-bin best among its first ``budget // seeds`` clauses.  Because a seeded search
@@ -38,6 +43,7 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
 from ilpkit.core.coverage import Coverage
+from ilpkit.core.degenerate import DEGENERATE, GLEANER_COVERS_ALL
 from ilpkit.core.learner import (
     MODEL_FORMAT_VERSION,
     ClauseBackend,
@@ -50,7 +56,7 @@ from ilpkit.core.learner import (
     subset_weighting,
 )
 from ilpkit.core.limits import coverage_within_limits
-from ilpkit.core.metrics import aurpc, f1, pr_points_from_counts
+from ilpkit.core.metrics import accuracy, aurpc, f1, pr_points_from_counts
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.search import Evaluated, SearchContext
 from ilpkit.core.task import POS, Task
@@ -59,6 +65,10 @@ from ilpkit.prolog.terms import Clause
 BIN_EPSILON = 1e-9
 """Added to recall * B before flooring, so that recalls k/B computed in floating point land
 in bin k (e.g. 0.57 * 100 = 56.99999999999999)."""
+
+
+PredictRule = Literal["f1", "accuracy", "recall"]
+"""How ``predict`` picks one of stage 2's chosen theories (see :func:`predict_choice`)."""
 
 
 class GleanerOptions(BaseModel):
@@ -80,6 +90,14 @@ class GleanerOptions(BaseModel):
     combine: Literal["bins", "hull"] = Field(
         default="bins",
         description="Stage 2: best tune precision per target bin, or the upper convex hull.",
+    )
+    predict: PredictRule = Field(
+        default="f1",
+        description="Which chosen theory predict (F1, accuracy) uses: the best tune F1, the "
+        "best tune accuracy, or the tune recall closest to predict_recall.",
+    )
+    predict_recall: float = Field(
+        default=0.5, ge=0.0, le=1.0, description="The target tune recall of predict=recall."
     )
 
 
@@ -308,6 +326,68 @@ def upper_hull(candidates: list[Choice]) -> list[Choice]:
     return out
 
 
+def predict_choice(
+    choices: list[Choice], n: float, rule: PredictRule = "f1", recall: float = 0.5
+) -> Choice | None:
+    """The chosen theory that ``predict`` uses, ``n`` being the tune negatives: the best tune
+    F1 (``"f1"``), the best tune accuracy (``"accuracy"``, i.e. the most TP - FP), or the tune
+    recall closest to ``recall`` (``"recall"``).  Ties go to the first in ``choices`` (which
+    stage 2 orders by target recall bin, so to the lower recall).
+
+    Under ``"f1"`` the theory that covers every tune example has F1 = 2P/(2P+N) (0.545 at
+    P=21, N=35), which a weakly separating theory does not beat: then every example is
+    predicted positive (issue 33)."""
+    if not choices:
+        return None
+    p = choices[0].p
+    if rule == "f1":
+        return max(choices, key=lambda c: f1(c.tp, c.fp, p))
+    if rule == "accuracy":
+        return max(choices, key=lambda c: accuracy(c.tp, c.fp, p, n))
+    return min(choices, key=lambda c: abs(c.recall - recall))
+
+
+def covers_all(choice: Choice | None, n: float) -> bool:
+    """Whether ``choice`` covers every tune example (all P positives and all ``n``
+    negatives, at least one of each)."""
+    if choice is None or choice.p <= 0 or n <= 0:
+        return False
+    return choice.tp >= choice.p and choice.fp >= n
+
+
+@dataclass(frozen=True)
+class Stage2:
+    """Stage 2's result on the tune examples."""
+
+    choices: list[Choice]
+    ranking_bin: int | None
+    predict_choice: Choice | None
+    predicts_all: bool
+    """The predict theory covers every tune example (:func:`covers_all`)."""
+
+
+def stage2(
+    matches: dict[int, npt.NDArray[np.int64]],
+    positive: npt.NDArray[np.bool_],
+    *,
+    bins: int,
+    combine: Literal["bins", "hull"] = "bins",
+    predict: PredictRule = "f1",
+    predict_recall: float = 0.5,
+) -> Stage2:
+    """The chosen theories, the ranking bin and the predict theory, from each bin's (or
+    member's) match counts on the tune examples."""
+    candidates = candidate_theories(matches, positive)
+    if combine == "hull":
+        choices = upper_hull(candidates)
+    else:
+        chosen = choose_per_bin(candidates, bins)
+        choices = [chosen[j] for j in sorted(chosen)]
+    p, n = float(positive.sum()), float((~positive).sum())
+    best = predict_choice(choices, n, predict, predict_recall)
+    return Stage2(choices, _ranking_bin(candidates, p, n), best, covers_all(best, n))
+
+
 def bin_matches(
     backend: ClauseBackend, bin_clauses: dict[int, list[Clause]], ids: npt.NDArray[np.int64]
 ) -> dict[int, npt.NDArray[np.int64]]:
@@ -385,18 +465,25 @@ class GleanerModel:
         """Choose the theories on the tune examples."""
         tune = np.asarray(self.tune_ids, dtype=np.int64)
         positive = labels[tune] == POS
-        matches = bin_matches(backend, self.bin_clauses(), tune)
-        candidates = candidate_theories(matches, positive)
-        if self.options.combine == "hull":
-            self.choices = upper_hull(candidates)
-        else:
-            chosen = choose_per_bin(candidates, self.options.bins)
-            self.choices = [chosen[j] for j in sorted(chosen)]
-        self.ranking_bin = _ranking_bin(candidates, float(positive.sum()), float((~positive).sum()))
-        p = float(positive.sum())
-        self.predict_choice = (
-            max(self.choices, key=lambda c: f1(c.tp, c.fp, p)) if self.choices else None
+        o = self.options
+        result = stage2(
+            bin_matches(backend, self.bin_clauses(), tune),
+            positive,
+            bins=o.bins,
+            combine=o.combine,
+            predict=o.predict,
+            predict_recall=o.predict_recall,
         )
+        self.choices = result.choices
+        self.ranking_bin = result.ranking_bin
+        self.predict_choice = result.predict_choice
+        notes = [x for x in self.info.get(DEGENERATE, []) if x != GLEANER_COVERS_ALL]
+        if result.predicts_all:
+            notes.append(GLEANER_COVERS_ALL)
+        if notes:
+            self.info[DEGENERATE] = notes
+        else:
+            self.info.pop(DEGENERATE, None)
 
     def _ensure_stage2(self, backend: ClauseBackend) -> None:
         if self.choices is None:
