@@ -161,3 +161,49 @@ def test_an_ignored_signal_stays_ignored() -> None:
     finally:
         for s, handler in saved.items():
             signal.signal(s, handler)
+
+
+def test_the_cli_keeps_a_signal_ignored_where_it_started() -> None:
+    """``nohup`` starts a command with SIGHUP ignored (so that closing the terminal does not
+    end it): the command line's handlers leave it so, as they leave Ctrl-C in a background
+    job."""
+    from ilpkit.cli.learn_cmd import SOFT_SIGNALS
+    from ilpkit.core import lifecycle
+
+    saved = {s: signal.getsignal(s) for s in SOFT_SIGNALS}
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        with lifecycle.signal_handlers():
+            assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+            assert signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN  # not ignored: ours
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+    finally:
+        for s, handler in saved.items():
+            signal.signal(s, handler)
+
+
+@pytest.mark.heavy  # starts UW-CSE in a child process and waits for it: 10-30 s
+def test_learn_under_nohup_ignores_sighup_and_still_stops_softly_on_sigterm(
+    tmp_path: Path,
+) -> None:
+    model = tmp_path / "m.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ilpkit", "learn", "uwcse", "-o", str(model)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN),  # as nohup does
+    )
+    assert proc.stderr is not None
+    first = proc.stderr.readline()
+    assert "these settings allow" in first, first
+    time.sleep(2)
+    proc.send_signal(signal.SIGHUP)  # ignored
+    time.sleep(2)
+    assert proc.poll() is None
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143, (out, err)
+    assert "SIGHUP" not in err
+    assert json.loads(model.read_text())["info"]["interrupted"].startswith("stopped by SIGTERM")

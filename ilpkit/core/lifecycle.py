@@ -197,7 +197,9 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
 def signal_handlers() -> Iterator[None]:
     """Within: SIGINT, SIGTERM and SIGHUP raise ``KeyboardInterrupt`` (:class:`Terminated`
     for the latter two) once; a second one -- within, or while the process exits after the
-    first -- ends the process at once, children included. Only in the main thread."""
+    first -- ends the process at once, children included. A signal ignored when the block
+    starts stays ignored (``nohup`` ignores SIGHUP, a background job Ctrl-C). Only in the
+    main thread."""
     global _signals_seen
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -207,8 +209,9 @@ def signal_handlers() -> Iterator[None]:
     previous = {s: signal.getsignal(s) for s in wanted}
     _signals_seen = 0
     for s in wanted:
-        if s == signal.SIGINT and previous[s] is signal.SIG_IGN:
-            continue  # started in the background with Ctrl-C ignored: keep it so
+        if previous[s] is signal.SIG_IGN:
+            continue  # ignored where we started (Ctrl-C in a background job, SIGHUP under
+            # nohup): keep it so
         signal.signal(s, _on_signal)
     try:
         yield
