@@ -86,6 +86,7 @@ def check(
 def _check_bias(task: Any, seed_example: int | None, max_bottom: int) -> None:
     """Print the warnings of :mod:`ilpkit.core.bias_check` (and one seed's bottom size)."""
     from ilpkit.cli.common import open_backend
+    from ilpkit.core import aleph_hooks
     from ilpkit.core.bias_check import (
         bias_warnings,
         bottom_size_warning,
@@ -98,6 +99,9 @@ def _check_bias(task: Any, seed_example: int | None, max_bottom: int) -> None:
     unused = unused_settings_warning(task)
     if unused is not None:
         typer.echo(f"warning: {unused}", err=True)
+    hooks = aleph_hooks.summary(task)
+    if hooks is not None:
+        typer.echo(f"warning: {hooks}", err=True)
     if seed_example is None:
         return
     if not 0 <= seed_example < len(task.examples):

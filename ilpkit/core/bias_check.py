@@ -229,6 +229,21 @@ def report(messages: list[str]) -> None:
         _HOOKS[-1](messages)
 
 
+def say(message: str) -> None:
+    """Tell ``message`` once to the active :func:`reporting_bias` hook; with none (the Python
+    API), as a Python warning, in the main process only (workers would repeat it)."""
+    if not _HOOKS:
+        import multiprocessing
+        import warnings
+
+        if multiprocessing.parent_process() is None:
+            warnings.warn(message, UserWarning, stacklevel=3)
+        return
+    if message not in _SAID[-1]:
+        _SAID[-1].add(message)
+        _HOOKS[-1]([message])
+
+
 _SKIPPED = re.compile(r"^(\d+) clause\(s\) with a syntax error skipped \(.*?\): (.*)$")
 
 

@@ -196,6 +196,10 @@ class LearnerCapabilities:
     splits_trees: bool = False
     """It grows classification trees with its own split heuristic, so the data's Aleph
     ``evalfn=entropy``/``gini`` (tree evalfns) ask for no scorer of it."""
+    aleph_hooks: frozenset[tuple[str, int]] = frozenset()
+    """Aleph's hooks in the data (``prune/1``, ``false/0``) its clause searches honour, with
+    a search that does (``honours_aleph_hooks``); a run that would not honour one the data
+    defines is refused (:mod:`ilpkit.core.aleph_hooks`)."""
     quick_options: Mapping[str, Any] = field(default_factory=dict)
     """Options for a small, fast fit (few seeds, members or rounds), used by
     :func:`ilpkit.testing.check_learner`."""

@@ -239,6 +239,11 @@ HOOKS: Final = _pis(
 ROOTS: Final = _pis("prune/1 cost/3 refine/2 false/0")
 """Aleph's user-defined hooks: a learner may call them, so their clauses are checked too."""
 
+HOOK_PROVIDED: Final = {("false", 0): _pis("hypothesis/3")}
+"""What a hook's own clauses may call that the program need not define: the clauses of
+``false/0`` ask ``hypothesis/3`` for the clause under test (:mod:`ilpkit.core.aleph_hooks`
+answers it there, and only there)."""
+
 
 ENGINE_SHAPES: Final = {
     (":-", 1): "a directive",
@@ -276,7 +281,7 @@ def check_program(task: Task, *, trust_data: bool = False, runs_directives: bool
     """
     for key in sorted({*task.program.clauses, *task.program.facts} & ENGINE_SHAPES.keys()):
         clauses = task.program.clauses.get(key)
-        where = clauses[0].location if clauses else _fact_location(task, key)
+        where = clauses[0].location if clauses else fact_location(task, key)
         raise DataError(
             f"{where or task.name}: a clause of {_pi(key)} would be read by a Prolog engine "
             f"as {ENGINE_SHAPES[key]}, not as data; ilpkit refuses it, trusted or not"
@@ -367,7 +372,7 @@ class _Checker:
         places: list[tuple[Indicator, SourceLocation | None, str]] = []
         for key, clauses in prog.clauses.items():
             places.append((key, clauses[0].location if clauses else None, "a definition of"))
-        places.extend((key, _fact_location(task, key), "facts of") for key in prog.facts)
+        places.extend((key, fact_location(task, key), "facts of") for key in prog.facts)
         if ("-->", 2) in prog.facts or ("-->", 2) in prog.clauses:
             loc = prog.clauses[("-->", 2)][0].location if ("-->", 2) in prog.clauses else None
             places = [p for p in places if p[0] != ("-->", 2)]
@@ -401,9 +406,10 @@ class _Checker:
         seen = set(todo)
         while todo:
             key = todo.pop()
+            known = self.known | HOOK_PROVIDED.get(key, frozenset())
             for sc in clauses[key]:
                 callees: set[Indicator] = set()
-                for what, why in _goal_problems(sc.clause.body, self.known, callees, False):
+                for what, why in _goal_problems(sc.clause.body, known, callees, False):
                     yield UnsafeConstruct(sc.location, f"{what} in {_pi(key)}", f"it {why}")
                 for callee in sorted((callees & clauses.keys()) - seen):
                     seen.add(callee)
@@ -468,7 +474,7 @@ def _definition_problem(key: Indicator, defined: bool = True) -> str | None:
     return None  # a library or GNU Prolog name the program defines: its clauses answer
 
 
-def _fact_location(task: Task, key: Indicator) -> SourceLocation | None:
+def fact_location(task: Task, key: Indicator) -> SourceLocation | None:
     """Where the first fact of ``key`` is in the data files (facts are kept without
     locations; read only when one is refused)."""
     start = re.compile(rf"\s*{re.escape(to_prolog(Const(key[0])))}\s*[(.]")

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from ilpkit.core.aleph_hooks import HookGate
 from ilpkit.core.backend import BackendProtocol
 from ilpkit.core.bottom import BottomClause
 from ilpkit.core.coverage import Counts, Coverage, Weighting
@@ -58,6 +59,10 @@ class Evaluated:
     parent: int | None = None
     """``number`` of the evaluated clause this one was reached from (None: a start); following
     parents gives a clause's search trajectory (dissertation 5.1.2)."""
+    veto: str | None = None
+    """Which of Aleph's hooks refuses the clause (:mod:`ilpkit.core.aleph_hooks`): ``"prune"``
+    (not evaluated: it covers nothing and is neither acceptable nor refined) or ``"false"``
+    (a constraint holds: not acceptable, still refined); None: neither."""
 
     @property
     def length(self) -> int:
@@ -115,6 +120,9 @@ class SearchContext:
     """Bottom-clause literals that add nothing to a clause's length (Aleph's operator does not
     count ``=`` literals: its ``clauselength`` and length-aware scores skip them)."""
     among: Coverage | None = None
+    hooks: HookGate | None = None
+    """Aleph's ``prune/1`` and ``false/0`` from the data, asked of each clause evaluated (a
+    search honours them by refining no pruned clause: ``Evaluated.veto``)."""
     stop_at_tp: float | None = None
     """Aleph's early stop (its ``discontinue_search``, checked before each clause is made):
     the top-down searches end as soon as the best clause covers this many positives (the
@@ -160,7 +168,11 @@ class SearchContext:
             raise BudgetExhausted
         known = self._memo.get(body)
         clause = self.bottom.clause(body) if order is None else self.bottom.ordered(order)
-        if known is None:
+        veto = None
+        if self.hooks is not None and self.hooks.pruned(clause):
+            veto = "prune"  # Aleph makes the clause but proves nothing of it
+            coverage = Coverage.empty(self.backend.n_examples)
+        elif known is None:
             among = self.among
             if parent is not None and set(parent.body) <= set(body):
                 among = parent.coverage
@@ -175,6 +187,12 @@ class SearchContext:
         score = self.scorer.score(
             counts, self.length(body), parent.counts if parent is not None else None
         )
+        if (
+            veto is None
+            and self.hooks is not None
+            and self.hooks.violated(clause, counts, self.length(body))
+        ):
+            veto = "false"  # a constraint holds: not acceptable, refined all the same
         self.evaluated += 1
         came_from = origin if origin is not None else parent
         result = Evaluated(
@@ -185,6 +203,7 @@ class SearchContext:
             score,
             self.evaluated,
             came_from.number if came_from is not None else None,
+            veto,
         )
         if self.memo:
             self._memo[body] = result
@@ -225,10 +244,11 @@ class SearchContext:
                 break
             if body in self._memo or body in self._ahead or not mine <= set(body):
                 continue
+            clause = self.bottom.clause(body) if orders is None else self.bottom.ordered(orders[i])
+            if self.hooks is not None and self.hooks.pruned(clause):
+                continue  # evaluate proves nothing of it
             todo.append(body)
-            clauses.append(
-                self.bottom.clause(body) if orders is None else self.bottom.ordered(orders[i])
-            )
+            clauses.append(clause)
         if len(todo) < 2:
             return
         try:
@@ -251,7 +271,7 @@ class SearchContext:
         )
 
     def acceptable(self, e: Evaluated) -> bool:
-        return self.acceptance.ok(e.counts, e.score)
+        return e.veto is None and self.acceptance.ok(e.counts, e.score)
 
 
 class SearchStrategy(Protocol):

@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
-from ilpkit.core import bias_check
+from ilpkit.core import aleph_hooks, bias_check
 from ilpkit.core.bias import Settings
 from ilpkit.core.learner import (
     LearnContext,
@@ -424,7 +424,48 @@ def open_task(config: RunConfig) -> Task:
             raise ConfigError(f"settings.{key}={value!r}: {exc}") from None
     # learn/cv print bias that cannot work, and settings that change nothing, first
     bias_check.notify(task, config.learner.name)
-    return task
+    return _hooks_ignored(config, task)
+
+
+def _hooks_ignored(config: RunConfig | Choices, task: Task) -> Task:
+    """``task`` without Aleph's hooks when the run says ``data.aleph_hooks=ignore`` (said
+    once), else ``task``."""
+    data = getattr(config, "data", None)
+    if data is None or data.aleph_hooks != "ignore":
+        return task
+    note = aleph_hooks.summary(task, ignored=True)
+    if note is not None:
+        bias_check.say(note)
+    return aleph_hooks.without_hooks(task)
+
+
+def check_hooks(config: RunConfig | Choices, task: Task, manager: PluginManager) -> None:
+    """Refuse a run that would not honour an Aleph hook the data defines (``prune/1``,
+    ``false/0`` with a learner and search that do not, ``refine/2`` with ``set(refine,
+    user)``), with the file and line and the option to go on without it; otherwise say once
+    what happens to them."""
+    if not aleph_hooks.defined_hooks(task):
+        return
+    learner, search = config.learner, config.plugin("search")
+    caps = learner_capabilities(learner.name, learner.options, manager)
+    made = manager.make("search", search.name, dict(search.options)) if caps.takes_search else None
+    honoured = caps.aleph_hooks if getattr(made, "honours_aleph_hooks", False) else frozenset()
+    who = f"learner {learner.name}" + (f" with search {search.name}" if made is not None else "")
+    # a run resolves only with a scorer standing in for evalfn=user (resolve refuses it)
+    scorer = config.scorer.name
+    unused = {
+        aleph_hooks.COST: f"scorer {scorer} stands in for evalfn=user"
+        if caps.takes_scorer
+        else f"learner {learner.name} runs its own scorer"
+    }
+    refused = aleph_hooks.refusal(task, honoured, who, unused)
+    if refused is not None:
+        raise ConfigError(refused)
+    if aleph_hooks.FALSE in honoured:
+        aleph_hooks.HookGate(None, task)  # a call of hypothesis/3 it cannot answer: refused
+    note = aleph_hooks.summary(task, honoured, who, unused=unused)
+    if note is not None:
+        bias_check.say(note)
 
 
 def open_backend(
@@ -613,11 +654,15 @@ class Run:
                 raise ConfigError("internal: Run.of needs a task with Choices")
             task = load(config)
         else:
-            task = with_settings(task, config.settings, where=f"{where}: settings")
+            task = _hooks_ignored(
+                config, with_settings(task, config.settings, where=f"{where}: settings")
+            )
         refused = bias_check.unsupported_features(task)
         if refused is not None:
             raise ConfigError(refused)
-        return cls(resolve(config, task, manager=manager, where=where), task, manager)
+        chosen = resolve(config, task, manager=manager, where=where)
+        check_hooks(chosen, task, manager)
+        return cls(chosen, task, manager)
 
     def open_backend(self, task: Task | None = None) -> Any:
         """The run's backend with ``task`` (default: the run's) loaded."""

@@ -114,6 +114,12 @@ class DataConfig(BaseModel):
         description="Refuse background or mode declarations with a syntax error instead of "
         "skipping them with a warning (as SWI-Prolog does).",
     )
+    aleph_hooks: Literal["honour", "ignore"] = Field(
+        default="honour",
+        description="Aleph's hooks in the background (prune/1, false/0, cost/3, refine/2): "
+        "honour them (a run that cannot is refused, naming them) or ignore them, learning as "
+        "if the data did not define them (docs/aleph-compatibility.md).",
+    )
     content: str | None = Field(
         default=None,
         description="Set by ilpkit, not by users: the data named by content "

@@ -32,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
+from ilpkit.core.aleph_hooks import SEARCH_HOOKS, HookGate
 from ilpkit.core.bottom import saturate
 from ilpkit.core.coverage import Counts, Coverage
 from ilpkit.core.lazy import declared, lazy_bottom
@@ -203,7 +204,7 @@ class TheoryModel:
 
 class TheoryLearner:
     name = "theory"
-    capabilities = LearnerCapabilities()
+    capabilities = LearnerCapabilities(aleph_hooks=SEARCH_HOOKS)
 
     def __init__(self, options: TheoryOptions | None = None) -> None:
         self.options = options if options is not None else TheoryOptions()
@@ -238,6 +239,7 @@ class TheoryLearner:
         lazy = declared(task, "lazy_evaluate") if self.options.lazy_evaluation else frozenset()
         positive_only = declared(task, "positive_only")
         negative_ids = sorted(int(i) for i in negatives)
+        hooks = HookGate.of(ctx.backend, task)  # Aleph's prune/1 and false/0, if any
         tune_positives = _tune_positives(task, ctx, train, self.options.min_tune_pos)
         stop_at_tp = None
         if (
@@ -301,6 +303,7 @@ class TheoryLearner:
                 tune_positives=tune_positives,
                 min_tune_pos=self.options.min_tune_pos,
                 stop_at_tp=stop_at_tp,
+                hooks=hooks,
             )
             if self.options.beat_the_seed:
                 search_ctx.incumbent = seed_score(search_ctx, seed)
@@ -469,7 +472,9 @@ class AlephInduceLearner(TheoryLearner):
     carcinogenesis and mutagenesis (benchmarks/README.md)."""
 
     name = "aleph"
-    capabilities = LearnerCapabilities(search_defaults={"operator": "aleph"})
+    capabilities = LearnerCapabilities(
+        search_defaults={"operator": "aleph"}, aleph_hooks=SEARCH_HOOKS
+    )
 
 
 ALEPH_SPEC = PluginSpec(

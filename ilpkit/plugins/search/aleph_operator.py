@@ -96,7 +96,8 @@ def run_aleph_operator(search: TopDown, ctx: SearchContext) -> Evaluated | None:
 
     def keep(e: Evaluated) -> bool:
         return (
-            e.counts.tp >= ctx.acceptance.minpos
+            e.veto != "prune"  # Aleph's prune/1: neither a node nor a sibling
+            and e.counts.tp >= ctx.acceptance.minpos
             and ctx.length(e.body) < ctx.clauselength
             and not search._hopeless(e, best, ctx)
         )

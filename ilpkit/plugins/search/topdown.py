@@ -114,6 +114,10 @@ class TopDown:
     """Best-first (``order="best"``) or Aleph's breadth-first (``order="fifo"``: shortest
     clauses first, the best-scored first within a length) top-down search."""
 
+    honours_aleph_hooks = True
+    """It refines no clause Aleph's ``prune/1`` prunes and accepts none ``false/0`` or
+    ``prune/1`` refuses (:mod:`ilpkit.core.aleph_hooks`)."""
+
     def __init__(
         self, options: TopDownOptions | None = None, order: Literal["best", "fifo"] = "best"
     ):
@@ -165,6 +169,8 @@ class TopDown:
         return best
 
     def _expandable(self, node: Evaluated, ctx: SearchContext) -> bool:
+        if node.veto == "prune":  # Aleph's prune/1: its refinements are pruned too
+            return False
         if node.counts.tp < ctx.acceptance.minpos:
             return False
         if node.counts.fp == 0 and not self.options.expand_zero_fp and node.body:

@@ -143,6 +143,8 @@ def export_program(
             goal = guarded.rewrite_goal(directive_goal(d.term))
             emit(":- " + to_prolog(goal, 1199) + ".", where)
     for key in program.predicates():
+        if key == FALSE_HOOK:
+            continue  # Aleph's constraints: ilpkit proves their bodies (core.aleph_hooks)
         pi = f"{quote_atom(key[0])}/{key[1]}"
         if key in program.facts:
             name = key[0]
@@ -164,6 +166,12 @@ def export_program(
         first_string = None
     text = HEADER + "\n".join(lines) + "\n"
     return ExportedProgram(text, origins, first_string, tuple(task.sources))
+
+
+FALSE_HOOK: Final = ("false", 0)
+"""Aleph's integrity constraints (``false :- ...``) are not exported: every engine keeps
+its built-in ``false/0``, and :mod:`ilpkit.core.aleph_hooks` asks for their bodies, with
+``hypothesis/3`` bound to the clause under test, as goals of their own."""
 
 
 _FACT_ORIGIN: Final = re.compile(r"fact (?P<n>\d+) of (?P<name>.+)/\d+")
