@@ -176,6 +176,7 @@ def learn(
     from ilpkit.core.model_files import save_model
     from ilpkit.core.plugins import get_plugin_manager
     from ilpkit.core.search import time_limit as time_limit_of
+    from ilpkit.core.timelimit import stop_requested
     from ilpkit.experiment.compose import Choices, Run, plugin_sections, run_config
     from ilpkit.experiment.cv import learn_split_for
     from ilpkit.experiment.whole_model import whole_model_counts
@@ -246,7 +247,7 @@ def learn(
                 pool.close()
         produced_by = engine_record(engine)
         evaluation = []
-        if evaluate:
+        if evaluate and stop_requested() is None:  # after a Ctrl-C, the model is what counts
             trained = default_train_ids(task) if split.train is None else split.train
             evaluation.append(whole_model_counts(model, engine, task, trained, "training"))
             if len(split.test):

@@ -37,7 +37,7 @@ def whole_model_counts(
     p, n = tp + fn, fp + tn
     row: dict[str, Any] = {
         "on": on,
-        "examples": int(len(ids)),
+        "examples": len(ids),
         "tp": tp,
         "fn": fn,
         "fp": fp,

@@ -20,6 +20,7 @@ import signal
 import subprocess
 import time
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 
 from ilpkit.core import lifecycle
@@ -39,6 +40,14 @@ class EngineDied(IlpkitError):
 
 class EngineTimeout(IlpkitError):
     """The engine did not answer within the deadline."""
+
+
+class EngineStopped(IlpkitError):
+    """A stop was asked for (learn's first Ctrl-C) while the engine was still answering."""
+
+
+STOP_POLL = 0.2
+"""Seconds between checks for a stop while waiting for an answer."""
 
 
 class EngineProcess:
@@ -124,8 +133,9 @@ class EngineProcess:
         except (BrokenPipeError, OSError):
             raise EngineDied(self.describe_exit()) from None
 
-    def read_line(self, timeout: float | None) -> str:
-        """The next line of output; :class:`EngineTimeout` after ``timeout`` seconds."""
+    def read_line(self, timeout: float | None, stop: Callable[[], str | None] | None = None) -> str:
+        """The next line of output; :class:`EngineTimeout` after ``timeout`` seconds,
+        :class:`EngineStopped` when ``stop()`` says why the wait should end."""
         stdout = self.popen.stdout
         assert stdout is not None
         fd = stdout.fileno()
@@ -138,8 +148,15 @@ class EngineProcess:
                 del buf[: i + 1]
                 return line.decode("utf-8", "replace")
             wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if stop is not None:
+                why = stop()
+                if why is not None:
+                    raise EngineStopped(why)
+                wait = STOP_POLL if wait is None else min(wait, STOP_POLL)
             ready, _, _ = select.select([fd], [], [], wait)
             if not ready:
+                if deadline is None or time.monotonic() < deadline:
+                    continue  # a poll for a stop, not the deadline
                 raise EngineTimeout(f"no answer within {timeout} s")
             chunk = os.read(fd, 1 << 16)
             if not chunk:

@@ -41,6 +41,7 @@ from pydantic import Field
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.task import Task
+from ilpkit.core.timelimit import stop_requested
 from ilpkit.errors import BackendUnavailable, DataError, IlpkitError, ResourceLimitExceeded
 from ilpkit.plugins.backends.base import (
     Backend,
@@ -51,7 +52,12 @@ from ilpkit.plugins.backends.base import (
 )
 from ilpkit.plugins.backends.prolog.export import ExportedProgram, export_program
 from ilpkit.plugins.backends.prolog.fence import FenceUnavailable, fence_for
-from ilpkit.plugins.backends.prolog.process import EngineDied, EngineProcess, EngineTimeout
+from ilpkit.plugins.backends.prolog.process import (
+    EngineDied,
+    EngineProcess,
+    EngineStopped,
+    EngineTimeout,
+)
 from ilpkit.plugins.backends.prolog.profiles import (
     PROFILES,
     RSS_CHECK_EVERY,
@@ -377,7 +383,13 @@ class SubprocessBackend(Backend):
         """One answer line; a timeout or crash restarts the engine and raises.  ``what`` names
         the request (``clause``: the clause asked about, written only for a message)."""
         try:
-            return engine.read_line(wait)
+            return engine.read_line(wait, stop_requested)
+        except EngineStopped as exc:  # learn's first Ctrl-C: this query ends as at a limit
+            self._restart()
+            raise ResourceLimitExceeded(
+                f"{_what(what, clause)} was stopped: {exc} ({self.profile.name} was stopped "
+                "and restarted)"
+            ) from None
         except EngineTimeout:
             self._restart()
             raise ResourceLimitExceeded(

@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Final
 
+from ilpkit.core.timelimit import stop_requested
 from ilpkit.errors import ResourceLimitExceeded
 from ilpkit.plugins.backends.native.prolog.builtins_core import Cont
 from ilpkit.plugins.backends.native.prolog.compile import (
@@ -154,6 +155,10 @@ class _Machine:
             raise self._over_steps(instr)
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise self._over_time(instr)
+        if stop_requested() is not None:  # learn's first Ctrl-C: this query too
+            raise ResourceLimitExceeded(
+                f"the query {self.query()} was stopped: {stop_requested()}{self._where(instr)}"
+            )
         if self.mem_limit is not None and steps:
             over = self._memory_growth(0)
             if over is not None:
