@@ -6,9 +6,14 @@ process (janus, pyswip) is interrupted by the signal itself."""
 
 from __future__ import annotations
 
+import json
 import shutil
+import signal
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +26,7 @@ from ilpkit.prolog.terms import Clause
 from tests.reference_prover import require_backends, term
 from tests.test_subprocess_backend import task_with_rules
 
+ROOT = Path(__file__).resolve().parents[1]
 SPIN = Clause.from_term(term("t(A) :- p(A, _), spin"))
 PLAIN = Clause.from_term(term("t(A) :- p(A, b)"))
 
@@ -55,3 +61,62 @@ def test_a_stop_ends_an_endless_query_and_the_backend_answers_again(name: str) -
         backend.close()
     assert 0.9 < waited < 8, waited  # ended by the stop (at 1 s), not by anything else
     assert "stopped: Ctrl-C" in str(caught.value), str(caught.value)
+
+
+SLOW_TASK = """:- modeh(1, p(+t)).
+:- modeb(1, q(+t)).
+:- modeb(1, r(+t)).
+:- determination(p/1, q/1).
+:- determination(p/1, r/1).
+:- set(i, 1).
+q(a). q(b). q(c).
+r(X) :- X == a, spin.
+r(b). r(d).
+spin :- spin.
+"""
+
+
+@pytest.mark.heavy  # a child learn per backend, each waiting 4 s before its Ctrl-C
+@pytest.mark.parametrize(
+    "backend",
+    [
+        ["--backend", "native"],
+        ["--backend", "subprocess", "--set", "backend.engine=swipl"],
+        ["--backend", "swi", "--set", "backend.bridge=janus"],
+        ["--backend", "swi", "--set", "backend.bridge=pyswip"],
+    ],
+    ids=["native", "swipl", "janus", "pyswip"],
+)
+def test_ctrl_c_on_learn_ends_an_endless_saturation_query_and_writes_the_model(
+    tmp_path: Path, backend: list[str]
+) -> None:
+    """Saturating p(a) calls r(a), which never ends and has no limit: the first Ctrl-C must
+    end it, and learn write its model and exit 130 within seconds."""
+    if backend[1] == "swi":
+        from tests.test_swi_backend import bridge_available
+
+        bridge_available(backend[-1].split("=")[1])
+    elif backend[1] == "subprocess":
+        _backend("swipl").close()  # skips when swipl is missing
+    (tmp_path / "slow.b").write_text(SLOW_TASK)
+    (tmp_path / "slow.f").write_text("p(a).\np(b).\n")
+    (tmp_path / "slow.n").write_text("p(c).\np(d).\n")
+    model = tmp_path / "m.json"
+    argv = [sys.executable, "-m", "ilpkit", "learn", str(tmp_path / "slow.b"), *backend]
+    argv += ["--set", "backend.step_limit=none", "-o", str(model)]
+    proc = subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    time.sleep(4)  # start-up and load are done: the saturation query spins
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
+    assert time.monotonic() - sent < 10, (out, err)
+    assert json.loads(model.read_text())["info"]["interrupted"].startswith("stopped by Ctrl-C")
