@@ -346,3 +346,53 @@ def test_theory_with_posonly_learns_the_marked_concept_from_pu_data(tmp_path: Pa
     assert np.array_equal(
         pu.examples.labels, pu_labels(task.examples.labels, task.examples.ids, 0.5, 3)
     )
+
+
+# --------------------------------------------------------------------------------------------
+# count-based PU variant: every set's counts from its own L and T (issue 31)
+# --------------------------------------------------------------------------------------------
+
+
+def write_small_pu(folder: Path, labeled: int, unlabeled: int, covered: list[int]) -> Path:
+    """o0..o<labeled-1> labeled (.f), the rest unlabeled (.n); a(+obj) holds for ``covered``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    bias = [":- modeh(1,target(+obj)).", ":- modeb(1,a(+obj)).", ":- determination(target/1,a/1)."]
+    facts = [f"a(o{i})." for i in covered]
+    (folder / "pu.b").write_text("\n".join(bias + facts) + "\n", encoding="utf-8")
+    n = labeled + unlabeled
+    (folder / "pu.f").write_text("".join(f"target(o{i}).\n" for i in range(labeled)))
+    (folder / "pu.n").write_text("".join(f"target(o{i}).\n" for i in range(labeled, n)))
+    return folder
+
+
+def test_pu_counts_are_clipped_per_set() -> None:
+    from ilpkit.plugins.learners.tilde.induce import pu_counts
+
+    # P = L/c clipped into [0, T], N = T - P
+    assert pu_counts(8, 10, 0.5) == (10, 0)
+    assert pu_counts(2, 7, 0.5) == (4, 3)
+    assert pu_counts(0, 2, 0.5) == (0, 2)
+    assert pu_counts(3, 4, 0.6) == (4, 0)
+
+
+def test_pu_counts_split_has_no_negative_count(tmp_path: Path) -> None:
+    """6 labeled, 4 unlabeled, c = 0.5: the node is P = min(10, 12) = 10, N = 0 (pure). a/1
+    holds for 3 unlabeled: left L = 0, T = 3 (P 0, N 3); right L = 6, T = 7: P = min(7, 12) = 7,
+    N = 0. Every set is pure, so the gain is 0 and the root stays a leaf. Taking the right
+    child as node minus left gave P = 10, N = -3, an entropy of (10/7) log2(7/10) = -0.735 and
+    a gain of 0.7 * 0.735 = 0.515 > 0: a split on nothing."""
+    task = load_task(write_small_pu(tmp_path / "pu", 6, 4, [6, 7, 8]))
+    model, _ = fit(task, c=0.5, pu_adjust="counts", max_depth=1)
+    assert model.tree.root.is_leaf
+
+
+def test_pu_counts_gain_by_hand(tmp_path: Path) -> None:
+    """4 labeled, 6 unlabeled, c = 0.5: node P = 8, N = 2; a/1 holds for 2 labeled and 1
+    unlabeled: left L = 2, T = 3, P = min(3, 4) = 3, N = 0; right L = 2, T = 7, P = 4, N = 3.
+    Gain = H(8/10) - 7/10 H(4/7) = 0.721928 - 0.7 * 0.985228 = 0.032268 (the node minus the
+    left child, P = 5, N = 2, would give 0.721928 - 0.7 * 0.863121 = 0.117744)."""
+    task = load_task(write_small_pu(tmp_path / "pu", 4, 6, [0, 1, 4]))
+    model, _ = fit(task, c=0.5, pu_adjust="counts", max_depth=1)
+    root = model.tree.root
+    assert [to_prolog(t) for t in root.test] == ["a(V0)"]
+    assert root.score == pytest.approx(0.032268, abs=1e-6)

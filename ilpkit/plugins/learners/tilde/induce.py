@@ -10,7 +10,13 @@ on each side and improves the score.
 Positive-unlabeled data: ``c`` (the label frequency) turns the labeled/unlabeled counts of a
 set inside the split score into estimated class counts ``P = L / c, N = T - P`` when
 ``count_adjust`` is set (the count-based PU variant); otherwise the tree is grown on the raw
-counts and only the leaves' probabilities are divided by ``c``.
+counts and only the leaves' probabilities are divided by ``c``.  Each of the three sets of a
+split (the node, its left child, its right child) gets its counts from its own L and T, with
+P clipped to T ("the true number of positive examples P in a subset cannot exceed the total
+number of examples in that subset T", ticer-pu-relational sec. 3): the right child is not the
+node minus the left child, whose clipped counts need not add up (issue 31: a node of 8
+labeled and 2 unlabeled at c = 0.5 is P = 10, N = 0; a left child of 2 unlabeled is P = 0,
+N = 2; the difference, P = 10, N = -2, gave entropies and gains below 0).
 """
 
 from __future__ import annotations
@@ -32,6 +38,13 @@ from ilpkit.plugins.learners.tilde.tree import Node, Tree
 from ilpkit.prolog.terms import Clause, Term
 
 IdArray = npt.NDArray[np.int64]
+
+
+def pu_counts(labeled: float, total: float, c: float) -> tuple[float, float]:
+    """Estimated class counts of a set of ``total`` examples, ``labeled`` of them labeled:
+    ``P = L / c`` clipped into ``[0, T]``, ``N = T - P`` (ticer-pu-relational sec. 2-3)."""
+    p = min(max(labeled / c, 0.0), total)
+    return p, total - p
 
 
 @dataclass(frozen=True)
@@ -88,9 +101,7 @@ class Inducer:
     def _adjusted(self, pos: float, neg: float) -> tuple[float, float]:
         if not self.options.count_adjust or self.options.c >= 1.0:
             return pos, neg
-        total = pos + neg
-        p = min(total, pos / self.options.c)
-        return p, total - p
+        return pu_counts(pos, pos + neg, self.options.c)
 
     # -- growing --------------------------------------------------------------------------------
     def _node(self, query: Query, ids: IdArray, depth: int) -> Node:
@@ -146,8 +157,10 @@ class Inducer:
             left = cov.ids
             if len(left) < self.options.min_leaf or len(ids) - len(left) < self.options.min_leaf:
                 continue
-            l_pos, l_neg = self._adjusted(*self.counts(left))
-            value = splits.score(kind, p_pos, p_neg, l_pos, l_neg)
+            left_pos, left_neg = self.counts(left)
+            l_pos, l_neg = self._adjusted(left_pos, left_neg)
+            right = self._adjusted(pos - left_pos, neg - left_neg)
+            value = splits.score(kind, p_pos, p_neg, l_pos, l_neg, right=right)
             if not splits.improves(kind, value, p_pos, p_neg):
                 continue
             key = (value, -len(candidates[k].literals), -k)

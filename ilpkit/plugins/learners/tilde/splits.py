@@ -30,17 +30,24 @@ def entropy(pos: float, neg: float) -> float:
     return out
 
 
-def information_gain(pos: float, neg: float, left_pos: float, left_neg: float) -> float:
+Counts = tuple[float, float]
+
+
+def information_gain(
+    pos: float, neg: float, left_pos: float, left_neg: float, right: Counts | None = None
+) -> float:
+    """``right`` is the right child's ``(pos, neg)``; by default the parent's minus the left
+    child's (PU count estimates give it from the right child's own counts, see induce)."""
     total = pos + neg
     if total <= 0:
         return 0.0
     left = left_pos + left_neg
-    right_pos, right_neg = pos - left_pos, neg - left_neg
-    right = right_pos + right_neg
+    right_pos, right_neg = (pos - left_pos, neg - left_neg) if right is None else right
+    right_total = right_pos + right_neg
     return (
         entropy(pos, neg)
         - (left / total) * entropy(left_pos, left_neg)
-        - (right / total) * entropy(right_pos, right_neg)
+        - (right_total / total) * entropy(right_pos, right_neg)
     )
 
 
@@ -48,32 +55,45 @@ def split_information(total: float, left: float) -> float:
     return entropy(left, total - left)
 
 
-def gain_ratio(pos: float, neg: float, left_pos: float, left_neg: float) -> float:
+def gain_ratio(
+    pos: float, neg: float, left_pos: float, left_neg: float, right: Counts | None = None
+) -> float:
     """Gain divided by split information; 0 for a split that sends everything one way."""
     info = split_information(pos + neg, left_pos + left_neg)
     if info <= 0:
         return 0.0
-    return information_gain(pos, neg, left_pos, left_neg) / info
+    return information_gain(pos, neg, left_pos, left_neg, right) / info
 
 
-def max_bepp(pos: float, neg: float, left_pos: float, left_neg: float) -> float:
+def max_bepp(
+    pos: float, neg: float, left_pos: float, left_neg: float, right: Counts | None = None
+) -> float:
     """The larger positive proportion of the two children (an empty child counts 0)."""
     left = left_pos + left_neg
-    right_pos, right = pos - left_pos, (pos + neg) - left
+    right_pos, right_neg = (pos - left_pos, neg - left_neg) if right is None else right
+    right_total = right_pos + right_neg
     best = 0.0
     if left > 0:
         best = max(best, left_pos / left)
-    if right > 0:
-        best = max(best, right_pos / right)
+    if right_total > 0:
+        best = max(best, right_pos / right_total)
     return best
 
 
-def score(kind: SplitScore, pos: float, neg: float, left_pos: float, left_neg: float) -> float:
+def score(
+    kind: SplitScore,
+    pos: float,
+    neg: float,
+    left_pos: float,
+    left_neg: float,
+    *,
+    right: Counts | None = None,
+) -> float:
     if kind == "gain":
-        return information_gain(pos, neg, left_pos, left_neg)
+        return information_gain(pos, neg, left_pos, left_neg, right)
     if kind == "gain-ratio":
-        return gain_ratio(pos, neg, left_pos, left_neg)
-    return max_bepp(pos, neg, left_pos, left_neg)
+        return gain_ratio(pos, neg, left_pos, left_neg, right)
+    return max_bepp(pos, neg, left_pos, left_neg, right)
 
 
 def improves(kind: SplitScore, value: float, pos: float, neg: float) -> bool:
