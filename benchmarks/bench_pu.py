@@ -56,8 +56,8 @@ def run_one(
             data / task,
             out=out,
             learner=how["learner"],
-            search=how.get("search", "topdown"),
-            scorer=how.get("scorer", "laplace"),
+            search=how.get("search"),  # None: the learner's own (TILDE takes no search)
+            scorer=how.get("scorer"),
             folds=TASKS[task],
             pu_label_frequency=c,
             pu_labelings=labelings,
