@@ -43,6 +43,22 @@ def test_progress_line_shows_budget_rate_and_time_left(monkeypatch: pytest.Monke
     assert "10/s" in line and "at most 90 s left" in line
 
 
+def test_progress_line_shows_the_time_left_at_the_pace_of_the_learners_steps() -> None:
+    progress = LiveProgress(enabled=False)
+    progress.plan(1_000_000, None)
+    progress.evaluated = 6_000
+    progress.step(10, 110, "positives covered")
+    progress.started = time.monotonic() - 60.0  # 10 of 110 in 60 s: 100 more take 600 s
+    line = progress.describe()
+    assert line.startswith("positives covered 10/110  clauses 6,000 of at most 1,000,000")
+    # 100/s, 994,000 clauses left: 9,940 s = 2.8 h at most
+    assert "about 10 min left at this pace (at most 2.8 h)" in line
+    trees = LiveProgress(enabled=False)
+    trees.step(5, 500, "trees")
+    trees.started = time.monotonic() - 30.0  # 5 trees in 30 s: 495 more take 2,970 s
+    assert trees.describe() == "trees 5/500, about 50 min left at this pace"
+
+
 def test_time_limit_rejects_a_non_positive_limit() -> None:
     with pytest.raises(ConfigError, match="positive number of seconds"), time_limit(0):
         pass

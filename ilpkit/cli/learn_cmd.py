@@ -60,6 +60,8 @@ class LiveProgress:
         self.best: float | None = None
         self.rules = 0
         self.steps = ""
+        self.step_done = 0
+        self.step_total = 0
         self._progress: Progress | None = None
         self._task_id: Any = None
         self._last = 0.0
@@ -96,7 +98,8 @@ class LiveProgress:
         self._update()
 
     def step(self, done: int, total: int, what: str) -> None:
-        self.steps = f"{what} {done}/{total}  "
+        self.steps = f"{what} {done}/{total}  " if total else f"{what} {done}  "
+        self.step_done, self.step_total = done, total
         self._update()
 
     def plan(self, planned: int, warning: str | None) -> None:
@@ -107,22 +110,40 @@ class LiveProgress:
             typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW, err=True)
 
     def describe(self) -> str:
-        """``clauses 5,643 of at most 56,500,000 (0.0%), 94/s, at most 7.0 days left``; only
-        the learner's steps (``trees 12/500``) while no search has reported a clause (R4F and
-        static-rf report trees and rules, not searched clauses)."""
+        """``positives covered 12/113  clauses 5,643 of at most 56,500,000 (0.0%), 94/s,
+        about 3 min left at this pace (at most 7.0 days)``: the time left at the pace of the
+        learner's own steps, and the most the settings allow at this rate; only the steps
+        (``trees 12/500``) while no search has reported a clause (R4F and static-rf report
+        trees and rules, not searched clauses)."""
+        elapsed = max(time.monotonic() - self.started, 1e-9)
         if self.evaluated == 0 and self.steps:
-            return self.steps.rstrip()
+            pace = self.pace_left(elapsed)
+            left = f", about {duration(pace)} left at this pace" if pace is not None else ""
+            return self.steps.rstrip() + left
         best = "-" if self.best is None else f"{self.best:.4g}"
         done = f"clauses {self.evaluated:,}"
-        elapsed = max(time.monotonic() - self.started, 1e-9)
         rate = self.evaluated / elapsed
         if self.planned:
             share = 100.0 * self.evaluated / self.planned
             done += f" of at most {self.planned:,} ({share:.1f}%)"
         done += f", {rate:,.0f}/s"
+        pace = self.pace_left(elapsed)
+        if pace is not None:
+            done += f", about {duration(pace)} left at this pace"
         if self.planned and rate > 0:
-            done += f", at most {duration(max(self.planned - self.evaluated, 0) / rate)} left"
+            most = duration(max(self.planned - self.evaluated, 0) / rate)
+            done += f" (at most {most})" if pace is not None else f", at most {most} left"
         return f"{self.steps}{done}  best score {best}  rules {self.rules}"
+
+    def pace_left(self, elapsed: float) -> float | None:
+        """The time the learner's own steps (positives covered, seeds, rounds, trees) left
+        would take at the pace of those done; None before the first, in the first two
+        seconds (no pace yet) or without a total."""
+        if self.step_total <= 0 or self.step_done <= 0 or self.step_done >= self.step_total:
+            return None
+        if elapsed < 2.0:
+            return None
+        return elapsed * (self.step_total - self.step_done) / self.step_done
 
     def _update(self) -> None:
         if self.plain is not None:

@@ -254,6 +254,7 @@ class TheoryLearner:
             and (max_clauses is None or evaluated < max_clauses)
             and not time_is_up()
         ):
+            ctx.progress(len(positives) - len(remaining), len(positives), "positives covered")
             pool = sorted(remaining)
             seed = pool[0] if self.options.seed_order == "first" else order_rng.choice(pool)
             seed_atom = task.examples.atoms[seed]
