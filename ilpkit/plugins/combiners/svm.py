@@ -3,7 +3,8 @@
 The clauses are Boolean features (GleanerSRL's ``features="boolean"``).  For each C of
 ``c_grid`` an SVM with the chosen kernel plugin (dot, precision, recall, both-pos, info)
 trains on the training examples; the C and probability floor with the lowest leave-one-out
-mean cross entropy on the tune examples (the training examples without a tune set) are kept,
+mean cross entropy on the tune examples (the training examples without a tune set) among the
+fits that converged are kept (:func:`~ilpkit.plugins.combiners.svm_solver.tune_svm`),
 and the SVM's decision values on the tune examples are calibrated by isotonic regression,
 clipped to [prob_min, 1 - prob_min].  Every step is GleanerSRL's own code
 (:mod:`ilpkit.plugins.learners.gleanersrl`), and a clause several members kept is one
@@ -13,6 +14,7 @@ feature, as in GleanerSRL: on Gleaner's pool this is GleanerSRL with Boolean fea
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, Literal
 
 import numpy as np
@@ -27,9 +29,10 @@ from ilpkit.plugins.combiners.kernels import FeatureStats, Kernel
 from ilpkit.plugins.combiners.svm_solver import (
     C_GRID,
     PROB_MIN_GRID,
+    SvmLoss,
     SVMScore,
     fit_svm,
-    tune_floor,
+    tune_svm,
 )
 
 
@@ -56,7 +59,14 @@ class SvmOptions(BaseModel):
         default=4000, ge=2, description="Precomputed-kernel SVMs train on at most this many."
     )
     svm_max_iter: int = Field(
-        default=100_000, ge=1, description="Iterations after which an SVM fit stops."
+        default=100_000,
+        ge=1,
+        description="Iterations after which an SVM fit stops (unconverged: not chosen).",
+    )
+    svm_loss: SvmLoss = Field(
+        default="hinge",
+        description="hinge: the standard soft-margin SVM (libsvm, the paper's); squared-hinge: "
+        "LinearSVC's defaults (squared hinge, regularised intercept; not for info).",
     )
 
 
@@ -77,7 +87,7 @@ class SvmCombination:
         svm: SVMScore,
         isotonic: Isotonic,
         prob_min: float,
-        tuning: list[dict[str, float]],
+        tuning: list[dict[str, Any]],
         columns: list[int] | None = None,
         n_clauses: int | None = None,
     ) -> None:
@@ -156,15 +166,13 @@ class SvmCombiner:
         stats = FeatureStats.measure(x_train, positive)
         x_tune, y_tune, _ = pool.held_out()
         x_tune = x_tune[:, columns]
-        floors = tuple(o.prob_min_grid)
-        best: tuple[float, int] | None = None
-        chosen: tuple[SVMScore, npt.NDArray[np.float64], float] | None = None
-        tuning = []
-        for k, C in enumerate(o.c_grid):
-            if x_train.shape[1] == 0:
-                svm = SVMScore(float(C), 0.0, weights=np.zeros(0))
-            else:
-                svm, _notes = fit_svm(
+
+        def fits() -> Iterator[tuple[SVMScore, dict[str, Any]]]:
+            for C in o.c_grid:
+                if x_train.shape[1] == 0:
+                    yield SVMScore(float(C), 0.0, weights=np.zeros(0)), {}
+                    continue
+                yield fit_svm(
                     x_train,
                     positive,
                     kernel,
@@ -174,20 +182,19 @@ class SvmCombiner:
                     class_weight=None if o.class_weight == "none" else o.class_weight,
                     max_kernel_examples=o.max_kernel_examples,
                     max_iter=o.svm_max_iter,
+                    loss=o.svm_loss,
                 )
-            s = (
-                np.full(len(y_tune), svm.intercept)
-                if x_train.shape[1] == 0
-                else svm.decision(x_tune.astype(np.float64), kernel, stats)
-            )
-            floor, mce = tune_floor(s, y_tune, floors)
-            tuning.append({"C": float(C), "prob_min": floor, "mce": mce})
-            if best is None or (mce, k) < best:
-                best = (mce, k)
-                chosen = (svm, s, floor)
-        assert chosen is not None
-        svm, s_tune, prob_min = chosen
-        iso = isotonic_fit(s_tune, y_tune)
+
+        def tune_scores(svm: SVMScore | None) -> npt.NDArray[np.float64]:
+            assert svm is not None
+            if x_train.shape[1] == 0:
+                return np.full(len(y_tune), svm.intercept)
+            return svm.decision(x_tune.astype(np.float64), kernel, stats)
+
+        tuned = tune_svm(fits(), tune_scores, y_tune, tuple(o.prob_min_grid))
+        svm, prob_min, tuning = tuned.svm, tuned.prob_min, tuned.tuning
+        assert svm is not None
+        iso = isotonic_fit(tuned.scores, y_tune)
         k = len(pool.clauses)
         return SvmCombination(o.kernel, stats, svm, iso, prob_min, tuning, columns, k)
 

@@ -1,10 +1,21 @@
 """GleanerSRL stage 3 (gleanersrl sec. 2.3): an SVM's weighted sum as the example's score.
 
-Kernels with a feature map train scikit-learn's ``LinearSVC`` on ``phi(x)`` (primal, scales
-to 100k+ examples); the others (Table 1's ``info``) train ``SVC(kernel="precomputed")`` on
-the Gram matrix of the training examples, which is ``n x n``: past ``max_kernel_examples``
-training examples the SVM trains on every positive and a seeded random sample of the
-negatives that brings the total to the cap (recorded in the model's ``info``).
+The SVM's loss (``loss``): ``"hinge"``, the paper's default, is the standard soft-margin SVM
+"solved by a linear or quadratic program" (its ref. [2]): libsvm's ``SVC``, whose intercept is
+not regularised, with ``kernel="linear"`` on the feature map ``phi(x)`` of the kernels that
+have one and ``kernel="precomputed"`` on the Gram matrix of the others (Table 1's ``info``).
+``"squared-hinge"`` trains scikit-learn's ``LinearSVC`` with its defaults (squared hinge,
+regularised intercept) on ``phi(x)``: primal, it scales to 100k+ examples; libsvm has no
+squared hinge, so ``info`` keeps the hinge (the model's ``info.svm_loss`` says which loss
+trained it). A precomputed Gram matrix is ``n x n``: past ``max_kernel_examples`` training
+examples the SVM trains on every positive and a seeded random sample of the negatives that
+brings the total to the cap (recorded in the model's ``info``).
+
+Same seed, same model (issue 31): the Gram matrices, feature maps and decision values are
+computed with the BLAS on one thread (``threadpoolctl``), so their rounding, and an
+unconverged libsvm fit that amplifies it, do not depend on ``OPENBLAS_NUM_THREADS``. A fit
+that stops at ``max_iter`` is not converged: :func:`tune_svm` chooses C among converged fits
+only, and says so in the tuning table.
 
 The score is the SVM's decision value ``sum_f w_f phi_f(x) + b`` (or
 ``sum_j alpha_j y_j K(x, x_j) + b``); the paper uses the weighted sum as the score ``s``.
@@ -12,10 +23,12 @@ The score is the SVM's decision value ``sum_f w_f phi_f(x) + b`` (or
 
 from __future__ import annotations
 
+import contextlib
 import random
 import warnings
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -30,16 +43,41 @@ PROB_MIN_GRID = (0.25, 0.1, 0.05, 0.025, 0.01, 0.005, 0.001, 0.0005, 0.0001)
 """The probability floors tried by leave-one-out calibration on the tune set."""
 
 
+SvmLoss = Literal["hinge", "squared-hinge"]
+"""``hinge``: the standard soft-margin SVM (libsvm, the paper's); ``squared-hinge``:
+``LinearSVC``'s defaults."""
+
+
+@contextlib.contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """The BLAS on one thread inside the block (when ``threadpoolctl`` is installed: it comes
+    with scikit-learn), so that sums round the same whatever ``OPENBLAS_NUM_THREADS`` says."""
+    try:
+        from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
+    except ImportError:  # pragma: no cover - scikit-learn depends on it
+        yield
+        return
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
+
+
+def floor_mces(
+    scores: npt.NDArray[np.float64], positive: npt.NDArray[np.bool_], floors: tuple[float, ...]
+) -> list[float]:
+    """The leave-one-out isotonic MCE on the tune set of every floor of ``floors``."""
+    if len(scores) < 2:
+        probs = np.full(len(scores), 0.5)
+        return [mean_cross_entropy(probs, positive, f) for f in floors]
+    return choose_floor(leave_one_out(scores, positive), positive, floors)[1]
+
+
 def tune_floor(
     scores: npt.NDArray[np.float64], positive: npt.NDArray[np.bool_], floors: tuple[float, ...]
 ) -> tuple[float, float]:
     """prob_min by leave-one-out isotonic calibration on the tune set, and its MCE."""
-    if len(scores) < 2:
-        probs = np.full(len(scores), 0.5)
-        return floors[0], mean_cross_entropy(probs, positive, floors[0])
-    loo = leave_one_out(scores, positive)
-    floor, mces = choose_floor(loo, positive, floors)
-    return floor, min(mces)
+    mces = floor_mces(scores, positive, floors)
+    best = min(range(len(floors)), key=lambda k: (mces[k], k))
+    return floors[best], mces[best]
 
 
 FloatArray = npt.NDArray[np.float64]
@@ -57,6 +95,10 @@ class SVMScore:
     dual: FloatArray | None = None
 
     def decision(self, x: Any, kernel: Kernel, stats: FeatureStats) -> FloatArray:
+        with one_blas_thread():
+            return self._decision(x, kernel, stats)
+
+    def _decision(self, x: Any, kernel: Kernel, stats: FeatureStats) -> FloatArray:
         if self.weights is not None:
             phi = kernel.feature_map(x, stats)
             if phi is None:
@@ -104,19 +146,40 @@ def fit_svm(
     class_weight: str | None,
     max_kernel_examples: int,
     max_iter: int,
+    loss: SvmLoss = "hinge",
 ) -> tuple[SVMScore, dict[str, Any]]:
     """Train the SVM on the training rows ``x``; returns it and notes for the model info.
 
     Both solvers stop after ``max_iter`` iterations (libsvm does not converge on the info
     kernel's indefinite Gram matrix at large C: minutes per fit without the cap); a fit that
-    stopped there is noted as ``unconverged_C``."""
+    stopped there is noted as ``unconverged_C``. The notes' ``svm_loss`` is the loss used."""
+    with one_blas_thread():
+        return _fit_svm(
+            x, positive, kernel, stats, C, seed=seed, class_weight=class_weight,
+            max_kernel_examples=max_kernel_examples, max_iter=max_iter, loss=loss,
+        )  # fmt: skip
+
+
+def _fit_svm(
+    x: Any,
+    positive: npt.NDArray[np.bool_],
+    kernel: Kernel,
+    stats: FeatureStats,
+    C: float,
+    *,
+    seed: int,
+    class_weight: str | None,
+    max_kernel_examples: int,
+    max_iter: int,
+    loss: SvmLoss,
+) -> tuple[SVMScore, dict[str, Any]]:
     from sklearn.exceptions import ConvergenceWarning  # scikit-learn loads only when used
 
     y = np.where(positive, 1, -1)
     if len(np.unique(y)) < 2:
         raise ValueError("GleanerSRL's SVM needs positive and negative training examples")
     phi = kernel.feature_map(x, stats)
-    if phi is not None:
+    if phi is not None and loss == "squared-hinge":
         from sklearn.svm import LinearSVC
 
         svm = LinearSVC(C=C, class_weight=class_weight, random_state=seed, max_iter=max_iter)
@@ -124,19 +187,26 @@ def fit_svm(
             warnings.simplefilter("ignore", ConvergenceWarning)
             svm.fit(phi, y)
         w = np.asarray(svm.coef_, dtype=np.float64).ravel()
-        return SVMScore(C, float(svm.intercept_[0]), weights=w), _converged(svm, C, max_iter)
+        notes = {"svm_loss": "squared-hinge", **_converged(svm, C, max_iter)}
+        return SVMScore(C, float(svm.intercept_[0]), weights=w), notes
     from sklearn.svm import SVC
 
+    if phi is not None:  # the standard hinge on the feature map: libsvm's linear kernel
+        svm = SVC(C=C, kernel="linear", class_weight=class_weight, max_iter=max_iter)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            svm.fit(phi, y)
+        w = np.asarray(_dense(svm.coef_), dtype=np.float64).ravel()
+        notes = {"svm_loss": "hinge", **_converged(svm, C, max_iter)}
+        return SVMScore(C, float(svm.intercept_[0]), weights=w), notes
     rows = np.arange(x.shape[0])
-    notes: dict[str, Any] = {}
+    notes = {"svm_loss": "hinge"}
     if len(rows) > max_kernel_examples:
         rows = _capped_rows(positive, max_kernel_examples, seed)
-        notes = {"kernel_sample": len(rows), "kernel_sample_of": int(x.shape[0])}
+        notes.update({"kernel_sample": len(rows), "kernel_sample_of": int(x.shape[0])})
     xs = np.asarray(_dense(x[rows]), dtype=np.float64)
     gram = kernel.gram(xs, xs, stats)
-    svm = SVC(
-        C=C, kernel="precomputed", class_weight=class_weight, random_state=seed, max_iter=max_iter
-    )
+    svm = SVC(C=C, kernel="precomputed", class_weight=class_weight, max_iter=max_iter)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         svm.fit(gram, y[rows])
@@ -144,6 +214,67 @@ def fit_svm(
     support = xs[np.asarray(svm.support_, dtype=np.int64)]
     dual = np.asarray(svm.dual_coef_, dtype=np.float64).ravel()
     return SVMScore(C, float(svm.intercept_[0]), support=support, dual=dual), notes
+
+
+@dataclass
+class Tuned:
+    """What tuning chose: the SVM (None for the gleaner baseline), its tune scores, the floor,
+    the tuning table (one row per C) and the fits' notes gathered for the model's ``info``."""
+
+    svm: SVMScore | None
+    scores: FloatArray
+    prob_min: float
+    tuning: list[dict[str, Any]]
+    notes: dict[str, Any] = field(default_factory=dict)
+
+
+ALL_UNCONVERGED = (
+    "every SVM fit of the C grid stopped at svm_max_iter before converging, so C was chosen "
+    "among unconverged fits (whose result depends on rounding); raise learner.svm_max_iter "
+    "(combiner.svm_max_iter) or try another kernel"
+)
+"""The model's ``info.degenerate`` line when no fit of the C grid converged."""
+
+
+def tune_svm(
+    fits: Iterable[tuple[SVMScore | None, dict[str, Any]]],
+    tune_scores: Callable[[SVMScore | None], FloatArray],
+    positive: npt.NDArray[np.bool_],
+    floors: tuple[float, ...],
+) -> Tuned:
+    """C and prob_min together (gleanersrl sec. 2.3-2.4): the (C, prob_min) of the lowest
+    leave-one-out tune MCE (ties: the earlier C, then the earlier floor) among the fits that
+    converged; only when none converged, among all (``notes["all_unconverged"]``).
+
+    Each tuning row holds the C, whether its fit converged, the MCE of every floor
+    (``mces``, in ``floors`` order), and its best floor and MCE."""
+    rows: list[dict[str, Any]] = []
+    candidates: list[tuple[SVMScore | None, FloatArray]] = []
+    notes: dict[str, Any] = {}
+    for svm, fit_notes in fits:
+        s = tune_scores(svm)
+        mces = floor_mces(s, positive, floors)
+        best = min(range(len(floors)), key=lambda k: (mces[k], k))
+        converged = not fit_notes.get("unconverged_C")
+        rows.append({
+            "C": None if svm is None else svm.C, "converged": converged,
+            "prob_min": floors[best], "mce": mces[best], "mces": mces,
+        })  # fmt: skip
+        candidates.append((svm, s))
+        for key, value in fit_notes.items():
+            if key == "unconverged_C":
+                notes.setdefault(key, []).extend(value)
+            else:
+                notes[key] = value
+    if not rows:
+        raise ValueError("no SVM fits to tune")
+    eligible = [k for k, row in enumerate(rows) if row["converged"]]
+    if not eligible:
+        eligible = list(range(len(rows)))
+        notes["all_unconverged"] = True
+    k = min(eligible, key=lambda j: (rows[j]["mce"], j))
+    svm, s = candidates[k]
+    return Tuned(svm, s, float(rows[k]["prob_min"]), rows, notes)
 
 
 def _converged(svm: Any, C: float, max_iter: int) -> dict[str, Any]:

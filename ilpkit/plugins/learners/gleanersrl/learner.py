@@ -15,9 +15,11 @@ stages (Fig. 1):
 
 Decisions (the paper leaves them open): C and prob_min are chosen together, by the lowest
 tune-set mean cross entropy of leave-one-out isotonic probabilities (ties: the earlier grid
-value); the nine prob_min values are 0.25, 0.1, 0.05, 0.025, 0.01, 0.005, 0.001, 0.0005,
-0.0001; feature statistics (precision, recall, TP+FP) are measured on the training set, as the
-paper does; without tune examples the training set tunes and calibrates (``info``).
+value) among the SVM fits that converged (``svm_solver.tune_svm``); the SVM is the paper's
+hinge-loss soft-margin SVM unless ``svm_loss="squared-hinge"``; the nine prob_min values are
+0.25, 0.1, 0.05, 0.025, 0.01, 0.005, 0.001, 0.0005, 0.0001; feature statistics (precision,
+recall, TP+FP) are measured on the training set, as the paper does; without tune examples the
+training set tunes and calibrates (``info``).
 
 ``stage1_cache``: a directory where stage 1 is stored per (data, split, seed, Gleaner options,
 search, scorer, settings), so several variants cross-validated on the same folds search once.
@@ -37,17 +39,21 @@ import numpy.typing as npt
 from pydantic import Field, model_validator
 
 from ilpkit.core.calibration import isotonic_fit
+from ilpkit.core.degenerate import DEGENERATE, GLEANER_COVERS_ALL, recorded_notes
 from ilpkit.core.learner import LearnContext, LearnerCapabilities
 from ilpkit.core.plugins import PluginSpec, get_plugin_manager
 from ilpkit.core.task import POS, Task
 from ilpkit.errors import ConfigError
 from ilpkit.plugins.combiners.kernels import FeatureStats, Kernel
 from ilpkit.plugins.combiners.svm_solver import (
+    ALL_UNCONVERGED,
     C_GRID,
     PROB_MIN_GRID,
+    SvmLoss,
     SVMScore,
     fit_svm,
     tune_floor,
+    tune_svm,
 )
 from ilpkit.plugins.learners.gleaner import GleanerLearner, GleanerModel, GleanerOptions
 from ilpkit.plugins.learners.gleanersrl.features import FeatureKind, build_space
@@ -87,7 +93,14 @@ class GleanerSRLOptions(GleanerOptions):
         "positives and a seeded sample of negatives.",
     )
     svm_max_iter: int = Field(
-        default=100_000, ge=1, description="Iterations after which an SVM fit stops."
+        default=100_000,
+        ge=1,
+        description="Iterations after which an SVM fit stops (unconverged: not chosen).",
+    )
+    svm_loss: SvmLoss = Field(
+        default="hinge",
+        description="hinge: the standard soft-margin SVM (libsvm, the paper's); squared-hinge: "
+        "LinearSVC's defaults (squared hinge, regularised intercept; not for info).",
     )
     stage1_cache: str | None = Field(
         default=None, description="Directory caching stage 1 (Gleaner's clauses) per split."
@@ -210,30 +223,25 @@ class GleanerSRLLearner:
                 )
             ],
         }
-        floors = tuple(opts.prob_min_grid)
+        if "start_fallbacks" in gleaner.info:  # stage 1's searches did not start uniformly
+            info["start_fallbacks"] = gleaner.info["start_fallbacks"]
+        stage1_notes = [n for n in recorded_notes(gleaner.info) if n != GLEANER_COVERS_ALL]
+        if stage1_notes:
+            info[DEGENERATE] = stage1_notes
         candidates = self._candidates(x_train, pos_train, kernel, stats, ctx.seed)
-        best: tuple[float, int] | None = None
-        tuning = []
-        chosen: tuple[SVMScore | None, npt.NDArray[np.float64], float] | None = None
-        for k, (svm, notes) in enumerate(candidates):
-            s = (
-                np.asarray(x_tune, dtype=np.float64)[:, 0]
-                if svm is None
-                else svm.decision(x_tune, kernel, stats)
-            )
-            floor, mce = self.tune_floor(s, y_tune, floors)
-            tuning.append({"C": None if svm is None else svm.C, "prob_min": floor, "mce": mce})
-            for key, value in notes.items():
-                if key == "unconverged_C":
-                    info.setdefault(key, []).extend(value)
-                else:
-                    info[key] = value
-            if best is None or (mce, k) < best:
-                best = (mce, k)
-                chosen = (svm, s, floor)
-        assert chosen is not None
-        svm, s_tune, prob_min = chosen
-        info["tuning"] = tuning
+
+        def tune_scores(svm: SVMScore | None) -> npt.NDArray[np.float64]:
+            if svm is None:
+                return np.asarray(x_tune, dtype=np.float64)[:, 0]
+            return svm.decision(x_tune, kernel, stats)
+
+        tuned = tune_svm(candidates, tune_scores, y_tune, tuple(opts.prob_min_grid))
+        all_unconverged = tuned.notes.pop("all_unconverged", False)
+        info.update(tuned.notes)
+        info["tuning"] = tuned.tuning
+        if all_unconverged:
+            info.setdefault(DEGENERATE, []).append(ALL_UNCONVERGED)
+        svm, s_tune, prob_min = tuned.svm, tuned.scores, tuned.prob_min
         iso = isotonic_fit(s_tune, y_tune)
         return GleanerSRLModel(
             opts.model_dump(),
@@ -276,6 +284,7 @@ class GleanerSRLLearner:
                 class_weight=weight,
                 max_kernel_examples=opts.max_kernel_examples,
                 max_iter=opts.svm_max_iter,
+                loss=opts.svm_loss,
             )
             for C in opts.c_grid
         ]
