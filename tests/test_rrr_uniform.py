@@ -111,3 +111,81 @@ def test_rrr_falls_back_and_records_each_clauses_parent() -> None:
     for e in uniform:
         if e.parent is not None:
             assert len(set(e.body) ^ set(by_number[e.parent].body)) == 1
+
+
+def test_states_beyond_max_len_literals_are_not_kept() -> None:
+    """Forward states of the hand bottom clause for bodies of at most 1 literal (max_len 1).
+    live: {B, C} before q, r, s, t; {B} before u; {} after. Each layer keeps a state with the
+    fewest literals reaching it: {} (0 literals) and {B} (q, 1 literal); {B, C} needs q and r,
+    2 > 1 literals, so it is dropped. Layers: {}, then {}, {B} four times, then {} (u's
+    successor keeps only live variables): 1 + 2 + 2 + 2 + 2 + 1 = 10 states, against 12 when
+    {B, C} (after r and s) is kept. The count is unchanged: q or s, 2 clauses of 1 literal."""
+    sampler = LegalClauseSampler(Refiner(hand_bottom()), 1, max_states=10)
+    assert sampler.states == 10
+    assert sampler.counts_by_size() == (1, 2)
+
+
+def test_counts_agree_with_enumerating_every_subset() -> None:
+    """Dropping the states that need more than max_len literals leaves every count exact: the
+    legal subsets of each size, enumerated with the refiner's legality test, for every max_len
+    of a seven-literal bottom clause with two suppliers of C (r and w)."""
+    import itertools
+
+    wide = [*hand_bottom_literals(), ("w", (0,), (2,)), ("x", (1, 2), ())]
+    refiner = Refiner(hand_bottom(wide))
+    by_size = [
+        sum(refiner.is_legal(c) for c in itertools.combinations(range(7), r)) for r in range(8)
+    ]
+    for max_len in range(1, 8):
+        sampler = LegalClauseSampler(refiner, max_len)
+        assert sampler.counts_by_size() == tuple(by_size[: max_len + 1])
+
+
+def hand_bottom_literals() -> list[tuple[str, tuple[int, ...], tuple[int, ...]]]:
+    from tests.hand_bottom import LITERALS
+
+    return list(LITERALS)
+
+
+@pytest.mark.parametrize("search", ["rrr", "directed-rrr"])
+def test_gleaner_model_says_when_its_searches_fell_back(search: str) -> None:
+    """Issue 31: past max_start_states the restart clauses are not uniform; the model's info
+    counts the seeds and restarts that fell back, and its degenerate notes (which learn, cv and
+    report.md print) say so. With the default limit, trains' bottom clauses count exactly."""
+    import numpy as np
+
+    import ilpkit
+    from ilpkit.core.degenerate import recorded_notes
+    from ilpkit.core.learner import LearnContext
+    from ilpkit.core.plugins import get_plugin_manager
+
+    task = ilpkit.load_task("trains")
+    manager = get_plugin_manager()
+    backend = manager.make("backend", "native", {})
+    backend.load(task)
+
+    def fit(**search_options: object) -> dict[str, object]:
+        ctx = LearnContext(
+            backend=backend,
+            make_search=lambda: manager.make(
+                "search", search, {"rrr_cutoff": 20, **search_options}
+            ),
+            scorer=manager.make("scorer", "pr", {}),
+            settings=task.bias.settings,
+            seed=0,
+            train_ids=np.arange(len(task.examples), dtype=np.int64),
+        )
+        options = {"seeds": 2, "clauses_per_seed": 60, "clauselength": 4}
+        model = manager.make("learner", "gleaner", options).fit(task, ctx)
+        return dict(model.info)
+
+    info = fit(max_start_states=1)
+    counts = info["start_fallbacks"]
+    assert isinstance(counts, dict)
+    assert counts["seeds"] == counts["of_seeds"] == 2
+    assert counts["restarts"] == counts["of_restarts"] > 0
+    notes = recorded_notes(info)
+    assert len(notes) == 1 and "2 of 2 searches" in notes[0]
+    assert "length-then-additions" in notes[0] and "more than 1 states" in notes[0]
+    plain = fit()
+    assert "start_fallbacks" not in plain and recorded_notes(plain) == []

@@ -60,6 +60,7 @@ from ilpkit.core.metrics import accuracy, aurpc, f1, pr_points_from_counts
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.search import Evaluated, SearchContext
 from ilpkit.core.task import POS, Task
+from ilpkit.plugins.search.uniform_clause import start_fallback_note
 from ilpkit.prolog.terms import Clause
 
 BIN_EPSILON = 1e-9
@@ -128,6 +129,11 @@ class SeedResult:
     seed_example: int
     evaluated: int
     history: dict[int, list[Kept]]
+    restarts: int = 0
+    """The search's restarts (0: a search without restarts, or a result from before)."""
+    fallback_restarts: int = 0
+    """Restarts whose clause the search drew with its fallback start, not uniformly (rrr and
+    directed-rrr past ``max_start_states``)."""
 
     def best(self, within: int | None = None) -> dict[int, str]:
         """Each bin's best clause among the first ``within`` evaluated clauses."""
@@ -147,6 +153,8 @@ class SeedResult:
                 str(b): [[k.number, k.clause, k.score] for k in kept]
                 for b, kept in self.history.items()
             },
+            "restarts": self.restarts,
+            "fallback_restarts": self.fallback_restarts,
         }
 
     @classmethod
@@ -159,6 +167,8 @@ class SeedResult:
                 int(b): [Kept(int(n), str(c), float(s)) for n, c, s in kept]
                 for b, kept in data["history"].items()
             },
+            restarts=int(data.get("restarts", 0)),
+            fallback_restarts=int(data.get("fallback_restarts", 0)),
         )
 
 
@@ -225,8 +235,33 @@ def search_seed(
         among=Coverage(train, n, trusted=True),
         observers=[*ctx.observers, observe],
     )
-    ctx.make_search().run(search_ctx)
-    return SeedResult(index, seed_example, search_ctx.evaluated, history)
+    search = ctx.make_search()
+    search.run(search_ctx)
+    return SeedResult(
+        index,
+        seed_example,
+        search_ctx.evaluated,
+        history,
+        restarts=int(getattr(search, "restarts", 0)),
+        fallback_restarts=int(getattr(search, "fallback_restarts", 0)),
+    )
+
+
+def start_fallbacks(seeds: list[SeedResult], search_options: Any) -> tuple[dict[str, int], str]:
+    """What the model's ``info`` says of seeds whose search fell back from the uniform start:
+    the counts, and the ``degenerate`` line (issue 31)."""
+    fell = [s for s in seeds if s.fallback_restarts > 0]
+    counts = {
+        "seeds": len(fell),
+        "of_seeds": len(seeds),
+        "restarts": sum(s.fallback_restarts for s in fell),
+        "of_restarts": sum(s.restarts for s in seeds),
+    }
+    limit = int(getattr(search_options, "max_start_states", 0))
+    note = start_fallback_note(
+        counts["seeds"], counts["of_seeds"], counts["restarts"], counts["of_restarts"], limit
+    )
+    return counts, note
 
 
 @dataclass(frozen=True)
@@ -663,12 +698,17 @@ class GleanerLearner:
                 SeedResult.from_json,
             ),
         )
+        info: dict[str, Any] = {"seed": ctx.seed, "tune_is_train": tune is train}
+        if any(s.fallback_restarts for s in seeds):
+            counts, note = start_fallbacks(seeds, getattr(ctx.make_search(), "options", None))
+            info["start_fallbacks"] = counts
+            info[DEGENERATE] = [note]
         model = GleanerModel(
             self.options,
             seeds,
             [int(i) for i in tune],
             target=task.target_name,
-            info={"seed": ctx.seed, "tune_is_train": tune is train},
+            info=info,
         )
         if ctx.combiner is not None:  # stage 1's pool, one member per recall bin
             from ilpkit.core.combiner import fit_pool

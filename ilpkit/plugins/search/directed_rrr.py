@@ -159,12 +159,15 @@ class DirectedRapidRandomRestart:
     def __init__(self, options: DirectedRRROptions | None = None) -> None:
         self.options = options if options is not None else DirectedRRROptions()
         self.restarts = 0
+        self.start_fallbacks = 0
+        self.fallback_restarts = 0
         self.model: DirectedModel | None = None
 
     def run(self, ctx: SearchContext) -> Evaluated | None:
         o = self.options
         model = self.model = DirectedModel(ctx, o)
         starts = StartPicker(ctx, o.start, o.max_start_states)
+        self.start_fallbacks += int(starts.fallback)
         best: Evaluated | None = None
         self.restarts = 0
 
@@ -180,6 +183,7 @@ class DirectedRapidRandomRestart:
         try:
             while o.max_restarts is None or self.restarts < o.max_restarts:
                 self.restarts += 1
+                self.fallback_restarts += int(starts.fallback)
                 stop_at = ctx.evaluated + o.rrr_cutoff
                 alpha = ctx.rng.uniform(o.alpha_min, o.alpha_max)
                 start_body = self._initial(ctx, model, starts, alpha)

@@ -12,8 +12,9 @@ the observers (Gleaner keeps its per-bin bests from that stream).
 then that many uniformly chosen legal additions (short clauses are then far more likely than
 under the uniform start, since there are far fewer of them). When a bottom clause has so many
 live variables that the uniform start's count would exceed ``max_start_states`` states, the
-search falls back to ``length-then-additions`` for that bottom clause and counts it in
-``start_fallbacks``.
+search falls back to ``length-then-additions`` for that bottom clause, counts it in
+``start_fallbacks`` (searches) and ``fallback_restarts`` (their restarts), and Gleaner's model
+says so in its ``info`` (``start_fallbacks`` and a ``degenerate`` line; issue 31).
 """
 
 from __future__ import annotations
@@ -79,6 +80,7 @@ class RapidRandomRestart:
         self.options = options if options is not None else RRROptions()
         self.restarts = 0
         self.start_fallbacks = 0
+        self.fallback_restarts = 0
 
     def run(self, ctx: SearchContext) -> Evaluated | None:
         best: Evaluated | None = None
@@ -88,6 +90,7 @@ class RapidRandomRestart:
         try:
             while self.options.max_restarts is None or self.restarts < self.options.max_restarts:
                 self.restarts += 1
+                self.fallback_restarts += int(starts.fallback)
                 stop_at = ctx.evaluated + self.options.rrr_cutoff
                 start_body = starts.pick(ctx)
                 start = ctx.evaluate(start_body)
