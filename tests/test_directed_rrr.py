@@ -239,7 +239,24 @@ def test_gleaner_with_directed_rrr_end_to_end_on_uwcse(tmp_path: Path) -> None:
         out=tmp_path / "run",
     )
     assert results["n_units"] == 2
-    assert 0.0 < results["summary"]["aurpc_points"]["mean"] <= 1.0
+    from ilpkit.experiment.runs import RunDirectory
+
+    units = RunDirectory(tmp_path / "run").units()
+    assert len(units) == 2
+    for unit in units:
+        assert unit.clauses_evaluated == 3 * 60  # every seed spends its whole budget
+        labels = np.asarray(unit.labels) == 1
+        scores = np.asarray(unit.scores, dtype=float)
+        # AUROC by Mann-Whitney (ties count 1/2), from the unit's own scores
+        pos, neg = scores[labels], scores[~labels]
+        greater = (pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()
+        auroc = greater / (len(pos) * len(neg))
+        assert unit.metrics["auroc"] == pytest.approx(auroc, abs=1e-9)
+        # the ranking beats a random one: AUROC above 1/2, AURPC above the positive rate
+        # (57 of 1,413 and 56 of 1,411 test examples, about 0.04); a hand run with seed 0 gives
+        # AUROC 0.744 and 0.738, Gleaner's AURPC 0.060 and 0.075
+        assert auroc > 0.7
+        assert unit.metrics["aurpc_points"] > labels.mean()
 
 
 def test_cli_saturate_writes_the_literal_network(tmp_path: Path) -> None:

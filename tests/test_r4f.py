@@ -207,8 +207,11 @@ def test_r4f_end_to_end_on_mutagenesis(tmp_path: Path) -> None:
     # so training accuracy stays below 1
     assert train_acc > 0.75
     test = np.setdiff1d(task.examples.ids, train)
-    test_acc = float(np.mean(model.predict(backend, test) == labels[test]))
-    assert test_acc > 0.6  # majority class: 125/188 = 0.665; see docs/r4f.md for CV
+    correct = int(np.sum(model.predict(backend, test) == labels[test]))
+    # the 94 test molecules hold 62 active: calling every one active gets 62 right (0.660);
+    # the forest gets 68 (0.723), counted in a hand run with this seed (4)
+    assert int(labels[test].sum()) == 62 and len(test) == 94
+    assert correct == 68
     save_model(model, tmp_path / "m.json")
     again = load_model(tmp_path / "m.json")
     np.testing.assert_allclose(again.score(backend), model.score(backend))
@@ -225,7 +228,9 @@ def test_static_rf_end_to_end_on_mutagenesis(tmp_path: Path) -> None:
     assert 0 < len(model.tests) <= 150
     labels = task.examples.labels == 1
     test = np.setdiff1d(task.examples.ids, task.examples.ids[::2])
-    assert float(np.mean(model.predict(backend, test) == labels[test])) > 0.6
+    # 62 of the 94 test molecules are active (majority 0.660); the static forest gets 73 right
+    # (0.777), counted in a hand run with this seed (4)
+    assert int(np.sum(model.predict(backend, test) == labels[test])) == 73
     save_model(model, tmp_path / "s.json")
     np.testing.assert_allclose(load_model(tmp_path / "s.json").score(backend), model.score(backend))
 
@@ -245,7 +250,15 @@ def test_cv_and_explain_from_the_command_line(tmp_path: Path) -> None:
     ])  # fmt: skip
     assert result.exit_code == 0, result.output
     results = json.loads((run / "results.json").read_text())
-    assert 0.5 < results["summary"]["accuracy"]["mean"] <= 1.0
+    # three folds of 63, 63, 62 molecules with 42, 42, 41 active: the majority class gets
+    # (42/63 + 42/63 + 41/62) / 3 = 0.665 on average; R4F gets 47, 50 and 45 right (a hand
+    # run with the default seed 0): (47/63 + 50/63 + 45/62) / 3 = 0.755163
+    units = sorted(results["units"], key=lambda u: u["key"])
+    assert [u["n_test"] for u in units] == [63, 63, 62]
+    assert [round(u["metrics"]["accuracy"] * u["n_test"]) for u in units] == [47, 50, 45]
+    assert results["summary"]["accuracy"]["mean"] == pytest.approx(
+        (47 / 63 + 50 / 63 + 45 / 62) / 3, abs=1e-9
+    )
     model = tmp_path / "m.json"
     result = runner.invoke(app, [
         "learn", "mutagenesis", "--learner", "static-rf", "--set", "learner.rules=60",
