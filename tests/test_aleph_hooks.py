@@ -58,6 +58,9 @@ HOOKS = {
     # a cut in a constraint's clause cuts its later clauses, as in Prolog: only the
     # empty-bodied clause violates
     "false_cut": "false :- hypothesis(_, B, _), B \\= true, !, fail.\nfalse.\n",
+    # a constraint on the target, which the background does not define: it fails (no
+    # clause is refused) on every backend, as a mode predicate without clauses does
+    "false_target": "false :- p(X), q(X).\n",
 }
 
 RS = ["p(A) :- r(A), s(A)."]
@@ -66,6 +69,7 @@ EXPECTED = {
     "prune_q": RS,
     "false_q": RS,
     "false_cut": ["p(A) :- q(A)."],
+    "false_target": ["p(A) :- q(A)."],
 }
 
 
@@ -114,7 +118,9 @@ ENGINES = [
 
 
 @pytest.mark.parametrize(("backend", "options", "exe"), ENGINES)
-@pytest.mark.parametrize("variant", ["prune_q", "false_q", "false_short", "false_cut"])
+@pytest.mark.parametrize(
+    "variant", ["prune_q", "false_q", "false_short", "false_cut", "false_target"]
+)
 def test_every_backend_gives_the_same_theory(
     tmp_path: Path, variant: str, backend: str, options: dict[str, str], exe: str
 ) -> None:
@@ -164,7 +170,7 @@ def test_data_check_lists_every_hook(tmp_path: Path) -> None:
     result = runner.invoke(app, ["data", "check", path])
     assert result.exit_code == 0, result.output
     line = next(x for x in result.output.splitlines() if "Aleph hooks" in x)
-    assert "prune/1 (" in line and "honoured by the theory and aleph learners" in line
+    assert "prune/1 (" in line and "honoured by learner aleph or theory with search bf" in line
     assert "refine/2 (" in line and "t.b:15:1): refused" in line
     assert (
         "cost/3 (" in line and "t.b:16:1) not used (Aleph calls it only with evalfn=user)" in line

@@ -93,13 +93,14 @@ def _check_bias(task: Any, seed_example: int | None, max_bottom: int) -> None:
         unused_settings_warning,
     )
     from ilpkit.errors import ConfigError
+    from ilpkit.experiment.compose import hook_honourers
 
     for item in bias_warnings(task):
         typer.echo(f"warning: {item}", err=True)
     unused = unused_settings_warning(task)
     if unused is not None:
         typer.echo(f"warning: {unused}", err=True)
-    hooks = aleph_hooks.summary(task)
+    hooks = aleph_hooks.summary(task, honourers=hook_honourers())
     if hooks is not None:
         typer.echo(f"warning: {hooks}", err=True)
     if seed_example is None:

@@ -137,11 +137,10 @@ def without_hooks(task: Task) -> Task:
     program = task.program
     if not any(k in program.clauses or k in program.facts for k in HOOKS):
         return task
-    lean = Program(
+    lean = replace(
+        program,
         facts={k: v for k, v in program.facts.items() if k not in HOOKS},
         clauses={k: v for k, v in program.clauses.items() if k not in HOOKS},
-        dynamic=set(program.dynamic),
-        declared=dict(program.declared),
     )
     return replace(task, program=lean)
 
@@ -152,12 +151,14 @@ def summary(
     who: str = "",
     ignored: bool = False,
     unused: Mapping[Indicator, str] | None = None,
+    honourers: str = "",
 ) -> str | None:
     """One line saying what happens to the hooks ``task`` defines, or None.
 
     ``honoured``: the hooks the run honours (None: ``ilpkit data check``, no run: which
     learners honour them is said instead); ``who`` names the run's learner and search;
-    ``ignored``: ``data.aleph_hooks=ignore``; ``unused``: as for :func:`defined_hooks`."""
+    ``ignored``: ``data.aleph_hooks=ignore``; ``unused``: as for :func:`defined_hooks`;
+    ``honourers``: the learners and searches that honour them (for ``data check``)."""
     found = defined_hooks(task, unused)
     if not found:
         return None
@@ -170,8 +171,8 @@ def summary(
         searched = " and ".join(h.place() for h in called if h.key in SEARCH_HOOKS)
         if searched:
             parts.append(
-                f"{searched}: honoured by the theory and aleph learners (search topdown or "
-                "bf), other runs refused unless data.aleph_hooks=ignore"
+                f"{searched}: honoured by {honourers or 'the learners that declare it'}, "
+                "other runs refused unless data.aleph_hooks=ignore"
             )
         parts.extend(
             f"{h.place()}: refused (ilpkit does not run it) unless data.aleph_hooks=ignore"
@@ -194,8 +195,10 @@ def refusal(
     honoured: Iterable[Indicator],
     who: str,
     unused: Mapping[Indicator, str] | None = None,
+    honourers: str = "",
 ) -> str | None:
-    """The message refusing a run that does not honour a hook Aleph would call, or None."""
+    """The message refusing a run that does not honour a hook Aleph would call, or None
+    (``honourers``: the learners and searches that would)."""
     keep = set(honoured)
     lines = []
     for h in defined_hooks(task, unused):
@@ -204,8 +207,8 @@ def refusal(
         where = f"{h.location}: " if h.location else f"{task.name}: "
         if h.key in SEARCH_HOOKS:
             lines.append(
-                f"{where}{pi(h.key)}: {HOOKS[h.key]}, and {who} does not honour it (the theory "
-                "and aleph learners with search topdown or bf do)"
+                f"{where}{pi(h.key)}: {HOOKS[h.key]}, and {who} does not honour it"
+                + (f" ({honourers} does)" if honourers else "")
             )
         else:
             lines.append(f"{where}{pi(h.key)}: {HOOKS[h.key]}, which ilpkit does not run")

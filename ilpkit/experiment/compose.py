@@ -439,6 +439,27 @@ def _hooks_ignored(config: RunConfig | Choices, task: Task) -> Task:
     return aleph_hooks.without_hooks(task)
 
 
+def hook_honourers(manager: PluginManager | None = None) -> str:
+    """``learner theory or aleph with search topdown or bf``: the registered learners that
+    declare Aleph's search hooks (``LearnerCapabilities.aleph_hooks``) and the searches that
+    honour them (``honours_aleph_hooks``), for messages."""
+    manager = manager or get_plugin_manager()
+
+    def declares(kind: PluginKind, name: str) -> bool:
+        try:
+            if kind == "learner":
+                return bool(learner_capabilities(name, None, manager).aleph_hooks)
+            return bool(getattr(manager.make(kind, name, {}), "honours_aleph_hooks", False))
+        except Exception:  # a plugin its defaults cannot make is not named (messages only)
+            return False
+
+    learners = [n for n in manager.names("learner") if declares("learner", n)]
+    searches = [n for n in manager.names("search") if declares("search", n)]
+    if not learners or not searches:
+        return ""
+    return f"learner {' or '.join(learners)} with search {' or '.join(searches)}"
+
+
 def check_hooks(config: RunConfig | Choices, task: Task, manager: PluginManager) -> None:
     """Refuse a run that would not honour an Aleph hook the data defines (``prune/1``,
     ``false/0`` with a learner and search that do not, ``refine/2`` with ``set(refine,
@@ -458,7 +479,7 @@ def check_hooks(config: RunConfig | Choices, task: Task, manager: PluginManager)
         if caps.takes_scorer
         else f"learner {learner.name} runs its own scorer"
     }
-    refused = aleph_hooks.refusal(task, honoured, who, unused)
+    refused = aleph_hooks.refusal(task, honoured, who, unused, hook_honourers(manager))
     if refused is not None:
         raise ConfigError(refused)
     if aleph_hooks.FALSE in honoured:

@@ -34,10 +34,11 @@ from pydantic import Field, TypeAdapter, ValidationError, field_validator
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.safety import check_program
-from ilpkit.core.task import Task
+from ilpkit.core.task import Program, Task
 from ilpkit.errors import ResourceLimitExceeded
 from ilpkit.plugins.backends.base import Backend, BackendOptions, describe_clause
 from ilpkit.plugins.backends.native import kernel_cover, kernels, table_cover
+from ilpkit.plugins.backends.native.ask import Questions
 from ilpkit.plugins.backends.native.components import split_independent
 from ilpkit.plugins.backends.native.demand import DemandTable
 from ilpkit.plugins.backends.native.derive import Deriver
@@ -58,6 +59,7 @@ from ilpkit.plugins.backends.native.plan import (
 )
 from ilpkit.plugins.backends.native.prolog.errors import _resident_bytes
 from ilpkit.plugins.backends.native.store import FactTable, Ids, Interner
+from ilpkit.plugins.backends.native.unfold import Definition
 from ilpkit.prolog.terms import (
     Clause,
     Struct,
@@ -194,6 +196,10 @@ class NativeBackend(Backend):
         self._leading: dict[tuple[str, int], list[tuple[int, ...] | None]] = {}
         self._domains: dict[tuple[int, int], Ids] = {}
         self._keep_alive: list[FactTable] = []
+        self._definitions: dict[tuple[str, int], Definition | None] = {}
+        self._unfold = True  # false: such literals get derived tables (tests, benchmarks)
+        self.questions = Questions()
+        self._ask = True  # false: no questions (.ask), as before them (tests, benchmarks)
         self._derived_limit = self.opts.derived_mb * 1e6
         self._kernel_calls = 0
         self._dropped_at = -kernel_cover._DROP_EVERY
@@ -220,6 +226,8 @@ class NativeBackend(Backend):
         self._leading = {}
         self._domains = {}
         self._keep_alive = []
+        self._definitions = {}
+        self.questions = Questions()
         self.facts = {
             key: FactTable(key[0], key[1], rows, self.interner)
             for key, rows in task.program.facts.items()
@@ -281,7 +289,7 @@ class NativeBackend(Backend):
             from ilpkit.plugins.backends.native.resolution import ResolutionEngine
 
             self._resolution = ResolutionEngine(
-                self.task.program,
+                _modes_dynamic(self.task),
                 step_limit=self.options.step_limit,
                 time_limit=self.options.timeout,
                 tabling=self.opts.tabling,
@@ -497,6 +505,10 @@ class NativeBackend(Backend):
     _complete = kernel_cover._complete
     _part = kernel_cover._part
     _derived = kernel_cover._derived
+    _unfolded = kernel_cover._unfolded
+    _run_asking = kernel_cover._run_asking
+    _answer = kernel_cover._answer
+    _question = kernel_cover._question
     _demand_for = kernel_cover._demand_for
     _demand = kernel_cover._demand
     _strict_rows = kernel_cover._strict_rows
@@ -548,3 +560,16 @@ SPEC = PluginSpec(
     options=NativeOptions,
     doc="Set-at-a-time numpy evaluator with a Prolog resolution engine for rules (default).",
 )
+
+
+def _modes_dynamic(task: Task) -> Program:
+    """``task``'s program with its mode predicates declared ``dynamic``: a call that
+    resolution reaches of one the data does not define fails, as in every Prolog engine
+    (whose server declares them so), instead of raising an unknown-procedure error (Aleph's
+    ``false :- class(X, Y), ...`` on the target, asked by :mod:`ilpkit.core.aleph_hooks`)."""
+    from dataclasses import replace
+
+    program = task.program
+    modes = {m.indicator for m in (*task.bias.modeh, *task.bias.modeb)}
+    missing = modes - program.dynamic - program.clauses.keys() - program.facts.keys()
+    return replace(program, dynamic=program.dynamic | missing) if missing else program
