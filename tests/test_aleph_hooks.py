@@ -245,3 +245,15 @@ def test_hypothesis_outside_a_goal_of_false_is_refused(tmp_path: Path) -> None:
     task = load_task(_task(tmp_path, "none", "false :- X = hypothesis(_, _, _), X == a.\n"))
     with pytest.raises(DataError, match=r"t\.b:14:1: hypothesis/3 is answered"):
         HookGate(None, task)
+
+
+def test_cv_says_it_once_and_refuses_as_learn_does(tmp_path: Path) -> None:
+    path = str(_task(tmp_path / "data", "prune_q"))
+    args = ["cv", path, "--folds", "2", "-q"]
+    result = runner.invoke(app, [*args, "--learner", "aleph", "--out", str(tmp_path / "a")])
+    assert result.exit_code == 0, result.output
+    said = [line for line in result.output.splitlines() if "Aleph hooks" in line]
+    assert len(said) == 1 and "honoured by learner aleph with search bf" in said[0], said
+    result = runner.invoke(app, [*args, "--learner", "gleaner", "--out", str(tmp_path / "g")])
+    assert result.exit_code == 2, result.output
+    assert "t.b:14:1: prune/1" in result.output
