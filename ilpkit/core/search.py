@@ -62,7 +62,8 @@ class Evaluated:
     veto: str | None = None
     """Which of Aleph's hooks refuses the clause (:mod:`ilpkit.core.aleph_hooks`): ``"prune"``
     (not evaluated: it covers nothing and is neither acceptable nor refined) or ``"false"``
-    (a constraint holds: not acceptable, still refined); None: neither."""
+    (a constraint holds: not acceptable, still refined; asked only of a clause the
+    acceptance settings accept); None: neither."""
 
     @property
     def length(self) -> int:
@@ -190,6 +191,7 @@ class SearchContext:
         if (
             veto is None
             and self.hooks is not None
+            and self.acceptance.ok(counts, score)  # it only decides acceptance
             and self.hooks.violated(clause, counts, self.length(body))
         ):
             veto = "false"  # a constraint holds: not acceptable, refined all the same
