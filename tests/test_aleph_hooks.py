@@ -113,14 +113,12 @@ def test_prune_and_false_change_what_is_learnt(tmp_path: Path, variant: str, lea
 ENGINES = [
     pytest.param("subprocess", {"engine": "swipl"}, "swipl", id="swipl"),
     pytest.param("subprocess", {"engine": "gprolog"}, "gprolog", id="gprolog"),
-    pytest.param("swi", {"bridge": "janus"}, "swipl", id="janus"),
 ]
+VARIANTS = ["prune_q", "false_q", "false_short", "false_cut", "false_target"]
 
 
 @pytest.mark.parametrize(("backend", "options", "exe"), ENGINES)
-@pytest.mark.parametrize(
-    "variant", ["prune_q", "false_q", "false_short", "false_cut", "false_target"]
-)
+@pytest.mark.parametrize("variant", VARIANTS)
 def test_every_backend_gives_the_same_theory(
     tmp_path: Path, variant: str, backend: str, options: dict[str, str], exe: str
 ) -> None:
@@ -130,6 +128,32 @@ def test_every_backend_gives_the_same_theory(
     expected = _rules(path, "aleph")
     _check(variant, "aleph", expected)
     assert _rules(path, "aleph", backend, **options) == expected
+
+
+@pytest.mark.heavy  # 5 learn runs in a child each: ~9 s
+@pytest.mark.parametrize("bridge", ["janus", "pyswip"])
+def test_swi_in_process_gives_the_same_theories(tmp_path: Path, bridge: str) -> None:
+    # SWI-Prolog in the process: one bridge a process, so each runs in a child
+    import subprocess
+    import sys
+
+    from ilpkit.core.model_files import load_model
+    from tests.test_swi_backend import ROOT, bridge_available, bridge_env
+
+    bridge_available(bridge)
+    for variant in VARIANTS:
+        path = _task(tmp_path / variant, variant)
+        out = tmp_path / f"{variant}.json"
+        command = [
+            sys.executable, "-m", "ilpkit", "learn", str(path), "-q", "--learner", "aleph",
+            "--backend", "swi", "--set", f"backend.bridge={bridge}", "-o", str(out),
+        ]  # fmt: skip
+        proc = subprocess.run(
+            command, capture_output=True, text=True, cwd=ROOT, env=bridge_env(bridge), timeout=300
+        )
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        got = [clause_to_prolog(r.clause) for r in load_model(out).rules()]
+        assert got == _rules(path, "aleph"), variant
 
 
 def test_the_gate_answers_prune_and_false_through_the_backend(tmp_path: Path) -> None:
