@@ -245,13 +245,6 @@ def _b_plus(m: _Machine, a: list[RT]) -> bool:
     raise _inst_err()
 
 
-@_gen("repeat", 0)
-def _b_repeat(m: _Machine, a: list[RT]) -> Iterator[None]:
-    """ISO repeat/0: succeeds again on every backtrack (each retry counts as a step)."""
-    while True:
-        yield
-
-
 @_gen("between", 3)
 def _b_between(m: _Machine, a: list[RT]) -> Iterator[None]:
     lo = _deref(a[0])
