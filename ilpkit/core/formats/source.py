@@ -170,6 +170,7 @@ class SourceLoader:
         self._truncated = False
         self._loading: list[Path] = []
         self.on_fact: Callable[[Term, SourceLocation], bool] | None = None
+        self._print_hooks: list[SourceLocation] = []
         self.skip_sections = False
         """Skip the clauses inside begin_bg/begin_in_pos/begin_in_neg sections."""
 
@@ -292,6 +293,9 @@ class SourceLoader:
                     "(expected an atom or a compound term)"
                 )
             check_not_system(clause.head, loc)
+            if _key(clause.head) == PRINT_HOOK:
+                self._print_hooks.append(loc)  # never loaded: see PRINT_HOOK
+                return
             self.program.add_clause(clause, loc)
         elif role == "pos":
             self.examples.add(_example(term, loc), POS, fold=fold, location=loc)
@@ -444,6 +448,14 @@ class SourceLoader:
     def task(self) -> Task:
         self.skip_syntax_errors()
         self.raise_syntax_errors()
+        if self._print_hooks:
+            first = self._print_hooks[0]
+            more = len(self._print_hooks) - 1
+            self.notes.append(
+                f"{first}: portray/1 ({len(self._print_hooks)} clause"
+                f"{'s' if more else ''}) not loaded: a printing hook, which Prolog engines "
+                "call by themselves and ilpkit never uses"
+            )
         task = Task(
             name=self.name,
             format=self.format,
@@ -458,6 +470,14 @@ class SourceLoader:
         )
         task.validate()
         return task
+
+
+PRINT_HOOK: Final = ("portray", 1)
+"""A definition of ``portray/1`` (old Aleph data pretty-prints with it, e.g. Aleph's
+``modes`` example) is dropped at load, with a note: it answers no question ilpkit asks, and a
+Prolog engine would call it by itself while printing (a data predicate running where no
+limit applies), so loading it would need ``--trust-data``.  A body that calls it is still
+refused by the safety check (:mod:`ilpkit.core.safety`)."""
 
 
 STRICT: ContextVar[bool] = ContextVar("ilpkit_strict_loading", default=False)

@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ilpkit.core.aleph_hooks import SEARCH_HOOKS, HookGate
 from ilpkit.core.bottom import saturate
 from ilpkit.core.coverage import Counts, Coverage
+from ilpkit.core.degenerate import DEGENERATE
 from ilpkit.core.lazy import declared, lazy_bottom
 from ilpkit.core.learner import (
     MODEL_FORMAT_VERSION,
@@ -51,7 +52,7 @@ from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.recursion import ExampleOracle, RecursiveCoverage, recursive_bias, theory_backend
 from ilpkit.core.search import Acceptance, Evaluated, SearchContext, time_is_up
 from ilpkit.core.task import NEG, POS, Task
-from ilpkit.prolog.terms import Clause, indicator
+from ilpkit.prolog.terms import Clause, Term, indicator
 
 
 class TheoryOptions(BaseModel):
@@ -239,6 +240,7 @@ class TheoryLearner:
         lazy = declared(task, "lazy_evaluate") if self.options.lazy_evaluation else frozenset()
         positive_only = declared(task, "positive_only")
         negative_ids = sorted(int(i) for i in negatives)
+        no_head_mode: set[str] = set()
         hooks = HookGate.of(ctx.backend, task)  # Aleph's prune/1 and false/0, if any
         tune_positives = _tune_positives(task, ctx, train, self.options.min_tune_pos)
         stop_at_tp = None
@@ -258,6 +260,18 @@ class TheoryLearner:
             pool = sorted(remaining)
             seed = pool[0] if self.options.seed_order == "first" else order_rng.choice(pool)
             seed_atom = task.examples.atoms[seed]
+            if self.options.seed_without_rule == "fact" and not _has_head_mode(task, seed_atom):
+                # Aleph's induce with no modeh for the target builds no clause: each seed is
+                # kept as a ground fact (Aleph's modes example: 5 facts, 0 clauses)
+                remaining.discard(seed)
+                uncovered += 1
+                no_head_mode.add("/".join(map(str, indicator(seed_atom))))
+                active = np.array(sorted(remaining | {seed} | set(negative_ids)), dtype=np.int64)
+                counts = subset_weighting(task, active).counts(np.array([seed], dtype=np.int64))
+                if acceptance.ok(counts, ctx.scorer.score(counts, 2)):
+                    clauses.append(Clause(seed_atom))
+                    found_after.append(evaluated)
+                continue
             recursive = self.options.recursion and recursive_bias(task.bias, indicator(seed_atom))
             if recursive:
                 # the target in the body: saturation answers its calls from the other
@@ -340,7 +354,11 @@ class TheoryLearner:
             target=task.target_name,
             clauses_evaluated=evaluated,
             uncovered_seeds=uncovered,
-            info={"searches": searches, "seed": ctx.seed},
+            info={
+                "searches": searches,
+                "seed": ctx.seed,
+                **({DEGENERATE: [_no_modeh_note(no_head_mode)]} if no_head_mode else {}),
+            },
             found_after=found_after,
             learner=self.name,
         )
@@ -400,6 +418,19 @@ def seed_score(search: SearchContext, seed: int) -> float:
 def _seed_counts(search: SearchContext, seed: int) -> Counts:
     """The counts of a clause covering the seed alone."""
     return search.weighting.counts(np.array([seed], dtype=np.int64))
+
+
+def _no_modeh_note(targets: set[str]) -> str:
+    return (
+        f"no modeh for {', '.join(sorted(targets))}: no clause can be built, so (as Aleph's "
+        "induce) each positive seed was kept as a ground fact"
+    )
+
+
+def _has_head_mode(task: Task, atom: Term) -> bool:
+    """Whether a modeh declares the predicate of ``atom``."""
+    target = indicator(atom)
+    return any(m.indicator == target for m in task.bias.modeh)
 
 
 def _fact_allowed(search: SearchContext, seed: int) -> bool:
