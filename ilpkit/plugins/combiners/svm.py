@@ -59,7 +59,7 @@ class SvmOptions(BaseModel):
         default=4000, ge=2, description="Precomputed-kernel SVMs train on at most this many."
     )
     svm_max_iter: int = Field(
-        default=100_000,
+        default=1_000_000,
         ge=1,
         description="Iterations after which an SVM fit stops (unconverged: not chosen).",
     )

@@ -93,7 +93,7 @@ class GleanerSRLOptions(GleanerOptions):
         "positives and a seeded sample of negatives.",
     )
     svm_max_iter: int = Field(
-        default=100_000,
+        default=1_000_000,
         ge=1,
         description="Iterations after which an SVM fit stops (unconverged: not chosen).",
     )
