@@ -23,6 +23,7 @@ from ilpkit.core.bottom import saturate
 from ilpkit.core.refine import Refiner
 from ilpkit.core.task import Task
 from ilpkit.plugins.backends.native import kernels as K
+from ilpkit.plugins.backends.native.ask import Questions
 from ilpkit.plugins.backends.native.engine import NativeBackend, NativeOptions
 from ilpkit.plugins.backends.native.plan import KernelStore, build_plan, head_components
 from ilpkit.prolog.terms import Clause, Const, Struct, Term, Var
@@ -186,7 +187,7 @@ def test_kernel_as_plain_python_equals_compiled() -> None:
         # pause after 10**6 tests (never here); [example, literal, entering]; the kernel's
         # working arrays (covered, slots, pos, hi, found), fresh for each run
         return (
-            np.array([0, -1, 1], dtype=np.int64), np.zeros(4, dtype=np.uint8),
+            np.array([0, -1, 1, 0, 0], dtype=np.int64), np.zeros(4, dtype=np.uint8),
             np.zeros(max(plan.nslots, 1), dtype=np.int64), np.zeros(n_lits, dtype=np.int64),
             np.zeros(n_lits, dtype=np.int64), np.zeros(n_lits, dtype=np.uint8),
         )  # fmt: skip
@@ -195,7 +196,8 @@ def test_kernel_as_plain_python_equals_compiled() -> None:
         hix.data, hix.arity, rows, np.array([0, 1], dtype=np.int64), hix.ranks,
         np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8), plan.nslots, *plan.arrays,
     )  # fmt: skip
-    tail = (b.interner.numeric(), 10**6, 10**6)
+    q = Questions()
+    tail = (b.interner.numeric(), b.interner.types(), q.keys, q.vals, q.want, 10**6, 10**6)
     lists = (*store.tabs.arrays(), *store.orders.arrays(), *store.starts.arrays())
     args: tuple[Any, ...] = (*head, *lists, *tail, *resume_state())
     covered, status, _ = K.cover_rows.py_func(*args)
@@ -355,11 +357,12 @@ def test_sparse_indexes_are_bisected_with_the_same_answers(monkeypatch: pytest.M
         hix.data, hix.arity, np.arange(4, dtype=np.int64), np.array([0, 1], dtype=np.int64),
         hix.ranks, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8), plan.nslots,
         *plan.arrays, *store.tabs.arrays(), *store.orders.arrays(), *store.starts.arrays(),
-        b.interner.numeric(), 10**6, 10**6,
+        b.interner.numeric(), b.interner.types(), Questions().keys, Questions().vals,
+        Questions().want, 10**6, 10**6,
     )  # fmt: skip
     for kernel in (K.cover_rows.py_func, K.cover_rows):
         state = (
-            np.array([0, -1, 1], dtype=np.int64), np.zeros(4, dtype=np.uint8),
+            np.array([0, -1, 1, 0, 0], dtype=np.int64), np.zeros(4, dtype=np.uint8),
             np.zeros(max(plan.nslots, 1), dtype=np.int64), np.zeros(n_lits, dtype=np.int64),
             np.zeros(n_lits, dtype=np.int64), np.zeros(n_lits, dtype=np.uint8),
         )  # fmt: skip

@@ -164,6 +164,9 @@ def test_kernel_clauses_with_derived_literals_cover_as_prolog_does() -> None:
         NativeOptions(kernel=True, derive_tuples=0)
     )  # small domains derived too
     backend.load(task_of(PROGRAM))
+    # gteq/2 is only tests, and its arguments are bound: else the kernel answers it
+    # itself (unfolded), or asks about the values it reaches (questions)
+    backend._unfold = backend._ask = False
     clause = Clause(
         term("h(M)"),
         (term("symbond(M, A, B, 1)"), term("val(B, V)"), term("gteq(V, 2)")),
@@ -171,6 +174,10 @@ def test_kernel_clauses_with_derived_literals_cover_as_prolog_does() -> None:
     assert backend.coverage(clause).tolist() == [0]
     assert backend.stats.get("kernel", 0) == 1
     assert backend.deriver.stats["materialised"] >= 1 and backend.deriver.stats["tabled"] >= 1
+    unfolded = NativeBackend(NativeOptions(kernel=True, derive_tuples=0))
+    unfolded.load(task_of(PROGRAM))
+    assert unfolded.coverage(clause).tolist() == [0]
+    assert unfolded.deriver.stats["tabled"] == 0  # gteq(V, 2) in the kernel, no table
     clause = Clause(term("h(M)"), (term("symbond(M, A, B, 1)"), term("val(B, q)")))
     assert backend.coverage(clause).tolist() == []
 
@@ -284,6 +291,12 @@ element(H, [V|T]) :- H \\= V, element(H, T).
 """
 
 
+def outside_the_evaluator(backend: NativeBackend, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No questions, and the set-at-a-time evaluator refusing every table over a domain."""
+    backend._ask = False
+    monkeypatch.setattr(Deriver, "over_domain", lambda *args, **kwargs: None)
+
+
 @pytest.mark.parametrize("budget", [10.0, -1.0])
 def test_a_refused_literal_is_tabled_call_by_call_while_cheap(
     budget: float, monkeypatch: pytest.MonkeyPatch
@@ -292,8 +305,9 @@ def test_a_refused_literal_is_tabled_call_by_call_while_cheap(
     # R1's first element (the second clause's H \= V fails on a free H), so connected holds
     # when R2 holds R1's head: m1's [a,b], [c,a] yes; m2's [c,d], [e,f] no -> h(m1) only.
     # Over the domain {[a,b], [c,d]} x {[c,a], [e,f]} it holds for ([a,b], [c,a]) and
-    # ([c,d], [c,a]): 2 rows.  connected/2 recurses down
-    # lists (the set-at-a-time evaluator refuses it); its domain is 2 x 2 = 4 tuples, over
+    # ([c,d], [c,a]): 2 rows.  connected/2 recurses down lists (taken here as outside the
+    # set-at-a-time evaluator, as before it took lists apart, and with the kernel's
+    # questions off: tests/test_native_ask.py); its domain is 2 x 2 = 4 tuples, over
     # derive_tuples = 1 and within 16 x 1: tabled call by call -- unless that takes more than
     # the CPU budget (-1: always), when the predicate is marked slow and the numpy engine
     # answers; the coverage is the same.
@@ -305,6 +319,7 @@ def test_a_refused_literal_is_tabled_call_by_call_while_cheap(
     task = Task(name="rings", format="test", program=prog, examples=task.examples, bias=task.bias)
     backend = NativeBackend(NativeOptions(kernel=True, derive_tuples=1))
     backend.load(task)
+    outside_the_evaluator(backend, monkeypatch)
     clause = Clause.from_term(term("h(M) :- r(M, R1), s(M, R2), connected(R1, R2)"))
     assert backend.coverage(clause).ids.tolist() == [0]
     tables = [t for k, t in backend._derived_tables.items() if k[0] == ("connected", 2)]  # type: ignore[index]
@@ -344,6 +359,7 @@ def test_a_predicate_is_left_to_the_numpy_engine_after_three_overruns(
     task = Task(name="rings", format="test", program=prog, examples=task.examples, bias=task.bias)
     backend = NativeBackend(NativeOptions(kernel=True, derive_tuples=1))
     backend.load(task)
+    outside_the_evaluator(backend, monkeypatch)
     clauses = {
         "h(M) :- r(M, R1), s(M, R2), connected(R1, R2)": [0],
         "h(M) :- r(M, R1), s(M, R2), connected(R2, R1)": [],

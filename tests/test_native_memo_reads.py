@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ilpkit.core.coverage import Coverage
-from ilpkit.plugins.backends.native import kernel_cover, plan
+from ilpkit.plugins.backends.native import ask, kernel_cover, plan
 from ilpkit.plugins.backends.native import kernels as K
 from ilpkit.plugins.backends.native.engine import NativeBackend, NativeOptions
 from ilpkit.prolog.terms import Clause
@@ -41,7 +41,7 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         calls.append(len(rows))
         return real(plan, head, rows, *rest)
 
-    monkeypatch.setattr(kernel_cover, "run_plan", run_plan)
+    monkeypatch.setattr(ask, "run_plan", run_plan)  # the kernel is run from ask._run_asking
     return calls
 
 

@@ -36,6 +36,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 import numpy as np
+import numpy.typing as npt
 
 from ilpkit.errors import IlpkitError
 from ilpkit.plugins.backends.native.prolog.terms import _from_term, _to_term
@@ -132,6 +133,21 @@ class Deriver:
         self.stats["tabled"] += 1
         data = np.concatenate(parts) if parts else np.zeros((0, len(args)), dtype=np.int64)
         return FactTable.from_array(name, _distinct_rows(data))
+
+    def each(self, name: str, calls: Ids) -> npt.NDArray[np.bool_] | None:
+        """Which of the calls ``name(row)`` succeed, one call per row of ``calls`` (interned
+        ids, every argument bound), set-at-a-time; None when outside the fragment (the
+        caller then asks the resolution engine call by call)."""
+        n, arity = calls.shape
+        bound: dict[int, list[Any] | Ids] = {
+            pos: self._value_ids(calls[:, pos]) for pos in range(arity)
+        }
+        try:
+            got = self._rows(name, [None] * arity, bound, n)
+        except self._unsupported:
+            return None
+        yes = set(map(tuple, got.tolist()))
+        return np.array([row in yes for row in map(tuple, calls.tolist())], dtype=bool)
 
     # -- internals ----------------------------------------------------------------------------
     def _table(

@@ -37,7 +37,8 @@ from ilpkit.core.safety import check_program
 from ilpkit.core.task import Program, Task
 from ilpkit.errors import ResourceLimitExceeded
 from ilpkit.plugins.backends.base import Backend, BackendOptions, describe_clause
-from ilpkit.plugins.backends.native import kernel_cover, kernels, table_cover
+from ilpkit.plugins.backends.native import ask, kernel_cover, kernels, table_cover
+from ilpkit.plugins.backends.native.ask import Questions
 from ilpkit.plugins.backends.native.components import split_independent
 from ilpkit.plugins.backends.native.demand import DemandTable
 from ilpkit.plugins.backends.native.derive import Deriver
@@ -58,6 +59,7 @@ from ilpkit.plugins.backends.native.plan import (
 )
 from ilpkit.plugins.backends.native.prolog.errors import _resident_bytes
 from ilpkit.plugins.backends.native.store import FactTable, Ids, Interner
+from ilpkit.plugins.backends.native.unfold import Definition
 from ilpkit.prolog.terms import (
     Clause,
     Struct,
@@ -194,6 +196,10 @@ class NativeBackend(Backend):
         self._leading: dict[tuple[str, int], list[tuple[int, ...] | None]] = {}
         self._domains: dict[tuple[int, int], Ids] = {}
         self._keep_alive: list[FactTable] = []
+        self._definitions: dict[tuple[str, int], Definition | None] = {}
+        self._unfold = True  # false: such literals get derived tables (tests, benchmarks)
+        self.questions = Questions()
+        self._ask = True  # false: no questions (.ask), as before them (tests, benchmarks)
         self._derived_limit = self.opts.derived_mb * 1e6
         self._kernel_calls = 0
         self._dropped_at = -kernel_cover._DROP_EVERY
@@ -220,6 +226,8 @@ class NativeBackend(Backend):
         self._leading = {}
         self._domains = {}
         self._keep_alive = []
+        self._definitions = {}
+        self.questions = Questions()
         self.facts = {
             key: FactTable(key[0], key[1], rows, self.interner)
             for key, rows in task.program.facts.items()
@@ -497,6 +505,7 @@ class NativeBackend(Backend):
     _complete = kernel_cover._complete
     _part = kernel_cover._part
     _derived = kernel_cover._derived
+    _unfolded = kernel_cover._unfolded
     _demand_for = kernel_cover._demand_for
     _demand = kernel_cover._demand
     _strict_rows = kernel_cover._strict_rows
@@ -505,6 +514,11 @@ class NativeBackend(Backend):
     _domain = kernel_cover._domain
     _head_index = kernel_cover._head_index
     _satisfiable = kernel_cover._satisfiable
+
+    # -- questions (ilpkit/plugins/backends/native/ask.py) ----------
+    _run_asking = ask._run_asking
+    _answer = ask._answer
+    _question = ask._question
 
     # -- table cover (ilpkit/plugins/backends/native/table_cover.py) ----------
     _cover = table_cover._cover

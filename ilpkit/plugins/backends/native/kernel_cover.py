@@ -33,9 +33,9 @@ from ilpkit.plugins.backends.native.plan import (
     KernelStore,
     Refused,
     build_plan,
-    run_plan,
 )
-from ilpkit.plugins.backends.native.store import FactTable, Ids
+from ilpkit.plugins.backends.native.store import TYPE_TESTS, FactTable, Ids
+from ilpkit.plugins.backends.native.unfold import Definition, definition_of
 from ilpkit.prolog.terms import (
     Clause,
     Const,
@@ -101,11 +101,7 @@ def _run_part(
         known = part.memo[_memo_keys(hix, part, rows)]
         if known.all():
             return (known == 1).view(np.uint8), KERNEL_OK, 0
-    numeric = self.interner.numeric()
-    covered, status, steps = run_plan(
-        part.plan, hix, rows, part.hcol, part.strides, part.memo, self.kstore, numeric,
-        budget, self._check_deadline,
-    )  # fmt: skip
+    covered, status, steps = self._run_asking(hix, part, rows, budget)
     if status != KERNEL_OK or not part.demands:
         return covered, status, steps
     open_ = np.flatnonzero(covered == 0)
@@ -126,10 +122,7 @@ def _run_part(
     self._refresh(part)
     if len(part.memo):
         part.memo[_memo_keys(hix, part, undecided)] = 0
-    again, status, more = run_plan(
-        part.plan, hix, undecided, part.hcol, part.strides, part.memo, self.kstore,
-        numeric, budget - steps, self._check_deadline,
-    )  # fmt: skip
+    again, status, more = self._run_asking(hix, part, undecided, budget - steps)
     covered[open_] = again
     return covered, status, steps + more
 
@@ -159,7 +152,7 @@ def _refresh(self: NativeBackend, part: Part) -> None:
     part.plan = build_plan(
         part.hv, part.lits, self.facts, self.interner, self.kstore,
         lambda lit, fb: self._derived(lit, fb, part.binders, None, tables),
-        part.binders,
+        part.binders, self._unfolded, self._question,
     )  # fmt: skip
     part.versions = [d.version for d in part.demands]
 
@@ -216,7 +209,7 @@ def _part(
         plan = build_plan(
             hv, lits, self.facts, self.interner, self.kstore,
             lambda lit, fb: self._derived(lit, fb, binders, used),
-            binders,
+            binders, self._unfolded, self._question,
         )  # fmt: skip
     except Empty:
         return "empty"
@@ -240,6 +233,29 @@ def _part(
         _, old = self._parts.popitem(last=False)
         self._parts_bytes -= old.memo.nbytes
     return part
+
+
+_BINARY_TESTS: Final = ("<", ">", "=<", ">=", "=:=", "=\\=", "=", "==", "\\=", "\\==")
+"""The binary built-ins a test-only definition may use (:mod:`.unfold`)."""
+
+
+def _unfolded(self: NativeBackend, key: tuple[str, int]) -> Definition | None:
+    """The definition of a rule-defined predicate made only of tests of its arguments
+    (:mod:`.unfold`; kept per task), or None."""
+    if key in self._definitions:
+        return self._definitions[key]
+    program = self.task.program
+    clauses = program.clauses.get(key)
+    definition = None
+    if self._unfold and clauses is not None and key not in program.dynamic:
+        ours = {*program.clauses, *program.facts}
+        definition = definition_of(
+            [sc.clause for sc in clauses],
+            builtins_free=not any((name, 1) in ours for name in TYPE_TESTS)
+            and not any((name, 2) in ours for name in _BINARY_TESTS),
+        )
+    self._definitions[key] = definition
+    return definition
 
 
 def _derived(
@@ -311,19 +327,24 @@ def _derived(
     # A small domain goes to the resolution engine call by call: its tables share the
     # subgoals of related predicates (mutagenesis' ring predicates all search rings of
     # the same drug).  A large one is derived set-at-a-time.
+    # Every argument bound: the kernel asks the engine only about the values it reaches
+    # (:mod:`.ask`) rather than about every tuple of the domains.
+    asking = not outputs and self._question(key) is not None
     if size <= self.opts.derive_tuples:
-        table = self._derive_table(lit, inputs, outputs, domains)
+        if not asking:
+            table = self._derive_table(lit, inputs, outputs, domains)
     elif args and self.opts.derive_rows:
         deriver = self.deriver
         pattern = [None if type(a) is Var else a for a in args]
         table = deriver.general(name, pattern)
-        if table is None and inputs:
+        if table is None and inputs and not asking:
             table = deriver.over_domain(
                 name, pattern, [(c, d) for (c, _), d in zip(inputs, domains, strict=True)]
             )
         if (
             table is None
             and inputs
+            and not asking
             and size <= _CALL_BY_CALL * self.opts.derive_tuples
             and self._slow_calls.get(key, 0) < _CALL_BY_CALL_STRIKES
         ):

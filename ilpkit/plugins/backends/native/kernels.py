@@ -74,6 +74,8 @@ CMP: Final = 1  # arithmetic comparison of two bound numbers
 BIND: Final = 2  # X = t with X unbound: binds X
 EQ: Final = 3  # identity of two bound ground terms (=, == on ground terms)
 NEQ: Final = 4  # non-identity (\=, \== on ground terms)
+TESTS: Final = 5  # a rule-defined literal made of tests of its bound arguments (.unfold)
+ASK: Final = 6  # a rule-defined literal with every argument bound: a yes/no question (.ask)
 
 # argument modes
 CONST: Final = 0  # a constant: id (facts, (dis)equality) or number (comparisons)
@@ -82,12 +84,34 @@ NEW: Final = 2  # a variable bound here: slot
 
 # comparison operators
 LT, GT, LE, GE, EQN, NEN = 0, 1, 2, 3, 4, 5
+# the other tests of a TESTS literal: identity, non-identity, type (the bits it accepts)
+T_SAME, T_DIFF, T_TYPE = 6, 7, 8
+
+# answers of questions (ASK literals), as the kernel reads them (.ask.Questions)
+UNKNOWN, YES, NO = 0, 1, 2
+ASK_WIDTH: Final = 4  # a question: its predicate's number and at most 3 argument ids
+ASK_PRIME: Final = 1000003
+UNDECIDED: Final = 2  # in covered: the example's proof asked a question not answered yet
 
 # kernel status
 OK: Final = 0
 OVER_BUDGET: Final = 1
 NOT_A_NUMBER: Final = 2
 PAUSED: Final = 3
+
+
+def _compare(op: int, x: float, y: float) -> bool:
+    if op == LT:
+        return x < y
+    if op == GT:
+        return x > y
+    if op == LE:
+        return x <= y
+    if op == GE:
+        return x >= y
+    if op == EQN:
+        return x == y
+    return x != y
 
 
 def _cover_rows(
@@ -122,6 +146,10 @@ def _cover_rows(
     starts: Any,
     start_at: Any,
     num: Any,
+    types: Any,
+    ask_keys: Any,
+    ask_vals: Any,
+    want: Any,
     budget: int,
     pause: int,
     state: Any,
@@ -137,17 +165,26 @@ def _cover_rows(
     are :class:`Segments` (a flat array and its offsets ``*_at``): table ``t``'s data is
     ``tabs[tab_at[t]:tab_at[t + 1]]``, index ``i``'s row order and key starts likewise; an
     index with no key starts is sparse (keys spread over far more ids than it has rows) and
-    is looked up by bisecting its row order instead.
+    is looked up by bisecting its row order instead.  ``num`` and ``types`` give each id's
+    value as a float (NaN: not a number, or not exactly a float) and its type bits
+    (:func:`.store.type_bits`).  ``ask_keys`` and ``ask_vals`` are the answers known so far
+    to the questions ASK literals ask (an open-addressing hash table, :class:`.ask.Questions`);
+    a question not answered yet counts as a failure, is written to ``want`` (``[literal,
+    argument ids...]`` one after the other, while there is room), and an example not proved
+    without it is reported ``UNDECIDED`` (2) in ``covered`` and not memoised: the caller
+    answers the questions and runs those examples again.
     With a non-empty ``memo`` (0 unknown, 1 covered, 2 not; indexed by the sum of ``ranks``
     of those columns times ``strides``) each distinct tuple of head values is proved once,
     and the answers are kept there.
     Returns ``(covered, status, steps)``: ``covered`` (the array given, 0/1 per row), ``OK``
     / ``OVER_BUDGET`` (more than ``budget`` candidate tests: the caller falls back) /
-    ``NOT_A_NUMBER`` (a comparison met a non-number: Prolog raises, so the caller falls back)
+    ``NOT_A_NUMBER`` (a comparison met a non-number: Prolog raises, so the caller falls back;
+    or a number whose float is not its value: an integer beyond 2**53)
     / ``PAUSED`` (``pause`` candidate tests done: the search stopped between two literals,
     its place kept in ``state``, ``slots``, ``pos``, ``hi``, ``found``; calling again with
-    them resumes it).  ``state`` is ``[example, literal, entering]`` (literal -1: start the
-    example afresh).  Why pause: the caller checks its time and memory limits between slices,
+    them resumes it).  ``state`` is ``[example, literal, entering, asked, wanted]`` (literal
+    -1: start the example afresh; asked: the example met an unanswered question; wanted: the
+    entries in ``want``).  Why pause: the caller checks its time and memory limits between slices,
     so one long clause cannot overrun them (numba code cannot read the clock).
     """
     n_lits = kind.shape[0]
@@ -175,6 +212,7 @@ def _cover_rows(
                     continue
             for j in range(n_head):
                 slots[j] = head_data[base + hcol[j]]
+            state[3] = 0
             if n_lits == 0:
                 covered[e] = 1
                 if use_memo:
@@ -266,28 +304,77 @@ def _cover_rows(
                     src = aval[a + 1] if amode[a + 1] == CONST else slots[aval[a + 1]]
                     slots[aval[a]] = src
                     success = True
-                elif kd != CMP:  # EQ or NEQ
+                elif kd in (EQ, NEQ):
                     x = aval[a] if amode[a] == CONST else slots[aval[a]]
                     y = aval[a + 1] if amode[a + 1] == CONST else slots[aval[a + 1]]
                     success = (x == y) == (kd == EQ)
-                else:
+                elif kd == CMP:
                     x = afl[a] if amode[a] == CONST else num[slots[aval[a]]]
                     y = afl[a + 1] if amode[a + 1] == CONST else num[slots[aval[a + 1]]]
                     if np.isnan(x) or np.isnan(y):
                         return covered, NOT_A_NUMBER, steps
-                    op = cop[k]
-                    if op == LT:
-                        success = x < y
-                    elif op == GT:
-                        success = x > y
-                    elif op == LE:
-                        success = x <= y
-                    elif op == GE:
-                        success = x >= y
-                    elif op == EQN:
-                        success = x == y
-                    else:
-                        success = x != y
+                    success = _compare(cop[k], x, y)
+                elif kd == ASK:
+                    n = a_end[k] - a
+                    cap = ask_vals.shape[0]
+                    h = cop[k]
+                    for j in range(n):
+                        v = aval[a + j] if amode[a + j] == CONST else slots[aval[a + j]]
+                        h = (h * ASK_PRIME + v) % cap
+                    answer = UNKNOWN
+                    while ask_vals[h] != UNKNOWN:
+                        b = h * ASK_WIDTH
+                        same = ask_keys[b] == cop[k]
+                        j = 0
+                        while same and j < n:
+                            v = aval[a + j] if amode[a + j] == CONST else slots[aval[a + j]]
+                            same = ask_keys[b + 1 + j] == v
+                            j += 1
+                        if same:
+                            answer = ask_vals[h]
+                            break
+                        h = (h + 1) % cap
+                    if answer == YES:
+                        success = True
+                    elif answer == UNKNOWN:
+                        state[3] = 1
+                        m = state[4]
+                        if m + 1 + n <= want.shape[0]:
+                            want[m] = k
+                            for j in range(n):
+                                v = aval[a + j] if amode[a + j] == CONST else slots[aval[a + j]]
+                                want[m + 1 + j] = v
+                            state[4] = m + 1 + n
+                else:
+                    # TESTS: pairs of argument entries; acol of the first is the test, of
+                    # the second 1 where a clause's tests end; operands are ids (CONST) or
+                    # slots (CHECK); a type test's second entry holds the bits it accepts
+                    ok = True
+                    end = a_end[k]
+                    while a < end:
+                        if ok:
+                            op = acol[a]
+                            x = aval[a] if amode[a] == CONST else slots[aval[a]]
+                            if op == T_TYPE:
+                                ok = (types[x] & aval[a + 1]) != 0
+                            else:
+                                y = aval[a + 1] if amode[a + 1] == CONST else slots[aval[a + 1]]
+                                if op == T_SAME:
+                                    ok = x == y
+                                elif op == T_DIFF:
+                                    ok = x != y
+                                else:
+                                    fx = num[x]
+                                    fy = num[y]
+                                    if np.isnan(fx) or np.isnan(fy):
+                                        return covered, NOT_A_NUMBER, steps
+                                    ok = _compare(op, fx, fy)
+                        if acol[a + 1] == 1:
+                            if ok:
+                                success = True
+                                break
+                            ok = True
+                        a += 2
             if steps > budget:
                 return covered, OVER_BUDGET, steps
             if success:
@@ -305,8 +392,11 @@ def _cover_rows(
             if k < 0:
                 break
             enter = False
-        if use_memo:
+        if covered[e] == 0 and state[3] == 1:
+            covered[e] = UNDECIDED
+        elif use_memo:
             memo[mkey] = 1 if covered[e] == 1 else 2
+        state[3] = 0
         e += 1
     state[0] = e
     return covered, OK, steps
@@ -374,6 +464,8 @@ def _kernel() -> tuple[Any, bool]:
         try:  # numba is a dependency, but the backend must work where it cannot be imported
             from numba import njit
 
+            compare = njit(cache=_CACHE, nogil=True)(_compare)
+            globals()["_compare"] = compare  # the kernel calls the compiled one
             kernel, have = njit(cache=_CACHE, nogil=True)(_cover_rows), True
         except ImportError:  # pragma: no cover - exercised only without numba
             kernel, have = _cover_rows, False
@@ -401,8 +493,9 @@ def warm_up() -> float:
         cover_rows(
             one, 1, one, one, one, one, np.zeros(1, dtype=np.uint8), 1,
             z, z, z, z, z, z, z, z, z, z, z, z, np.zeros(0, dtype=np.float64), z, z, z,
-            z, one, z, one, z, one, np.zeros(1, dtype=np.float64), 10, 10,
-            np.array([0, -1, 1], dtype=np.int64), np.zeros(1, dtype=np.uint8), one.copy(),
+            z, one, z, one, z, one, np.zeros(1, dtype=np.float64), z,
+            np.zeros(ASK_WIDTH, dtype=np.int64), one.copy(), z, 10, 10,
+            np.array([0, -1, 1, 0, 0], dtype=np.int64), np.zeros(1, dtype=np.uint8), one.copy(),
             one.copy(), one.copy(), np.zeros(1, dtype=np.uint8),
         )  # fmt: skip
     return time.process_time() - start

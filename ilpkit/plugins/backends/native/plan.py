@@ -17,20 +17,26 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
 from ilpkit.core.split_coverage import linked_groups
 from ilpkit.plugins.backends.native import kernels as K
 from ilpkit.plugins.backends.native.store import FactTable, Ids, Interner
+from ilpkit.plugins.backends.native.unfold import Definition
 from ilpkit.prolog.terms import Const, Struct, Term, Var, is_ground, iter_vars
+
+if TYPE_CHECKING:
+    from ilpkit.plugins.backends.native.ask import Questions
 
 _CMP_OPS: Final = {"<": K.LT, ">": K.GT, "=<": K.LE, ">=": K.GE, "=:=": K.EQN, "=\\=": K.NEN}
 _TESTS: Final = frozenset({"=", "\\=", "==", "\\=="})
 
 
 Derive = Callable[[Term, Mapping[Var, tuple[FactTable, int]]], FactTable | None]
+Unfold = Callable[[tuple[str, int]], "Definition | None"]
+Ask = Callable[[tuple[str, int]], int | None]
 
 
 class Empty(Exception):
@@ -111,6 +117,8 @@ def _key(t: Term) -> tuple[str, int]:
 
 def _number(t: Term) -> float:
     if type(t) is Const and isinstance(t.value, (int, float)):
+        if type(t.value) is int and abs(t.value) > 2**53:
+            raise Refused("an integer beyond floats (the kernel compares floats)")
         return float(t.value)
     raise Refused("a comparison with a non-number or an expression")
 
@@ -146,22 +154,38 @@ def build_plan(
     store: KernelStore,
     derive: Derive | None = None,
     head_binders: Mapping[Var, tuple[FactTable, int]] | None = None,
+    unfold: Unfold | None = None,
+    ask: Ask | None = None,
 ) -> Plan:
     """The plan of ``body`` with ``head_vars`` bound (slots 0..h-1, in that order, filled from
     the rows the kernel is given); raises :class:`Refused` or :class:`Empty`.
 
     ``derive`` answers a literal of a rule-defined predicate as a table over the values its
     bound variables can take (see :meth:`.engine.NativeBackend._derived`); ``head_binders``
-    gives each head variable the example-table column its values come from."""
+    gives each head variable the example-table column its values come from; ``unfold``
+    gives the definition of a rule-defined predicate made only of tests of its arguments
+    (:mod:`.unfold`), which the kernel answers itself where those arguments are bound;
+    ``ask`` the number of a rule-defined predicate whose literal, with every argument bound
+    where it stands and no table derived, the kernel may ask as a yes/no question
+    (:mod:`.ask`)."""
     slots: dict[Var, int] = {v: i for i, v in enumerate(head_vars)}
     # classify the body; tests must have their variables bound where they stand
     bound_here = set(slots)
     first_binder: dict[Var, tuple[FactTable, int]] = dict(head_binders or {})
     items: list[tuple[str, Term, FactTable | None, list[int | None]]] = []
+    definitions: dict[int, Definition] = {}
     for lit in body:
         key = _key(lit)
         args = _args(lit)
         table = relations.get(key)
+        definition = unfold(key) if unfold is not None and table is None and args else None
+        if definition is not None and all(
+            a in bound_here if type(a) is Var else is_ground(a) for a in args
+        ):
+            if definition[-1]:  # else a clause without tests: true for any bound arguments
+                definitions[id(lit)] = definition
+                items.append(("tests", lit, None, []))
+            continue
         if table is not None:
             ids: list[int | None] = []
             for a in args:
@@ -197,6 +221,17 @@ def build_plan(
                         bound_here.add(a)
                         first_binder.setdefault(a, (derived, c))
                 continue
+        if (
+            ask is not None
+            and key[0] not in _CMP_OPS
+            and key[0] not in _TESTS
+            and args
+            and all(a in bound_here if type(a) is Var else is_ground(a) for a in args)
+        ):
+            p = ask(key)
+            if p is not None:
+                items.append(("ask", lit, None, [p]))
+                continue
         if key[1] != 2:
             raise Refused(f"{key[0]}/{key[1]}")
         left, right = args
@@ -230,7 +265,7 @@ def build_plan(
     while todo:
         pick = -1
         for j, (kind, lit, _, _) in enumerate(todo):
-            if kind in ("cmp", "test") and all(v in bound for v in iter_vars(lit)):
+            if kind in ("cmp", "test", "tests", "ask") and all(v in bound for v in iter_vars(lit)):
                 pick = j
                 break
             if (
@@ -324,6 +359,43 @@ def build_plan(
                     assert v is not None
                     amode.append(K.CONST)
                     aval.append(v)
+        elif kind == "ask":
+            kind_a[k] = K.ASK
+            p = ids[0]
+            assert p is not None
+            cop_a[k] = p
+            for a in args:
+                acol.append(0)
+                afl.append(0.0)
+                if type(a) is Var:
+                    amode.append(K.CHECK)
+                    aval.append(slots[a])
+                    r.add(a)
+                else:
+                    amode.append(K.CONST)
+                    aval.append(interner.id(a))
+        elif kind == "tests":
+            kind_a[k] = K.TESTS
+
+            for tests in definitions[id(lit)]:
+                for j, test in enumerate(tests):
+                    for x in (test.left, test.right):
+                        if x is test.right and test.op == K.T_TYPE:
+                            assert type(x) is int
+                            amode.append(K.CONST)  # the type bits the test accepts
+                            aval.append(x)
+                            continue
+                        t = args[x] if type(x) is int else x
+                        assert not isinstance(t, int)
+                        if type(t) is Var:
+                            amode.append(K.CHECK)
+                            aval.append(slots[t])
+                            r.add(t)
+                        else:
+                            amode.append(K.CONST)
+                            aval.append(interner.id(t))
+                    acol += [test.op, 1 if j == len(tests) - 1 else 0]
+                    afl += [0.0, 0.0]
         else:
             left, right = args
             name = lit.name if type(lit) is Struct else ""
@@ -433,17 +505,20 @@ def run_plan(
     memo: Any,
     store: KernelStore,
     numeric: Any,
+    types: Any,
+    questions: Questions,
     budget: int,
     check: Callable[[], None] | None = None,
     slice_steps: int | None = None,
 ) -> tuple[Any, int, int]:
-    """``(covered 0/1 per row, status, steps)`` from the compiled kernel, run in slices of
+    """``(covered 0/1 per row -- or UNDECIDED: see ``questions`` --, status, steps)`` from
+    the compiled kernel, run in slices of
     ``slice_steps`` (default :data:`SLICE_STEPS`) candidate tests with ``check()`` (which
     raises to stop: time and memory limits) called between slices."""
     kernel: Any = K.cover_rows
     slice_steps = SLICE_STEPS if slice_steps is None else slice_steps
     n_lits = max(int(plan.arrays[0].shape[0]), 1)
-    state = np.array([0, -1, 1], dtype=np.int64)
+    state = np.array([0, -1, 1, 0, 0], dtype=np.int64)
     covered = np.zeros(rows.shape[0], dtype=np.uint8)
     slots = np.zeros(max(plan.nslots, 1), dtype=np.int64)
     pos = np.zeros(n_lits, dtype=np.int64)
@@ -466,6 +541,10 @@ def run_plan(
             *store.orders.arrays(),
             *store.starts.arrays(),
             numeric,
+            types,
+            questions.keys,
+            questions.vals,
+            questions.want,
             budget - total,
             pause,
             state,
@@ -476,6 +555,7 @@ def run_plan(
             found,
         )
         total += int(steps)
+        questions.wanted = int(state[4])
         if status != K.PAUSED:
             return covered, int(status), total
         if total > budget:

@@ -16,7 +16,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from ilpkit.prolog.terms import Const, Struct, Term
+from ilpkit.prolog.terms import Const, Str, Struct, Term
 
 Ids = npt.NDArray[np.int64]
 
@@ -27,8 +27,10 @@ class Interner:
     def __init__(self) -> None:
         self.ids: dict[Term, int] = {}
         self.terms: list[Term] = []
-        self._numeric: list[float] = []
-        self._num_cache: npt.NDArray[np.float64] | None = None
+        # grown by doubling: a search interns a new constant clause after clause
+        # (``gteq(C, 0.42)``), and rebuilding the arrays each time costs O(terms)
+        self._numeric = np.zeros(64, dtype=np.float64)
+        self._types = np.zeros(64, dtype=np.int64)
 
     def __len__(self) -> int:
         return len(self.terms)
@@ -38,9 +40,11 @@ class Interner:
         if i is None:
             i = self.ids[term] = len(self.terms)
             self.terms.append(term)
-            value = term.value if type(term) is Const else None
-            self._numeric.append(float(value) if isinstance(value, (int, float)) else math.nan)
-            self._num_cache = None
+            if i >= len(self._numeric):
+                self._numeric = np.concatenate([self._numeric, np.zeros_like(self._numeric)])
+                self._types = np.concatenate([self._types, np.zeros_like(self._types)])
+            self._numeric[i] = _float(term)
+            self._types[i] = type_bits(term)
         return i
 
     def id_array(self, rows: Sequence[tuple[Term, ...]], arity: int) -> Ids:
@@ -69,10 +73,62 @@ class Interner:
         return self.terms[i]
 
     def numeric(self) -> npt.NDArray[np.float64]:
-        """Numeric value of every id (NaN for non-numbers)."""
-        if self._num_cache is None or len(self._num_cache) != len(self._numeric):
-            self._num_cache = np.array(self._numeric, dtype=np.float64)
-        return self._num_cache
+        """Numeric value of every id: NaN for non-numbers, and for integers beyond 2**53,
+        whose float is not their value (a comparison of floats would not be Prolog's:
+        the kernel and the vectorised tests hand such values to the resolution engine)."""
+        return self._numeric[: len(self.terms)]
+
+    def types(self) -> Ids:
+        """The type bits of every id (:func:`type_bits`)."""
+        return self._types[: len(self.terms)]
+
+
+T_INT: Final = 1
+T_FLOAT: Final = 2
+T_ATOM: Final = 4
+T_NIL: Final = 8  # '[]', which SWI-Prolog 7 and the native engine do not count as an atom
+T_STRING: Final = 16
+T_COMPOUND: Final = 32
+T_ANY: Final = T_INT | T_FLOAT | T_ATOM | T_NIL | T_STRING | T_COMPOUND
+
+TYPE_TESTS: Final = {
+    "var": 0,  # a value in a table is bound
+    "nonvar": T_ANY,
+    "ground": T_ANY,  # interned terms are ground
+    "number": T_INT | T_FLOAT,
+    "integer": T_INT,
+    "float": T_FLOAT,
+    "atom": T_ATOM,
+    "atomic": T_INT | T_FLOAT | T_ATOM | T_NIL | T_STRING,
+    "compound": T_COMPOUND,
+    "callable": T_ATOM | T_COMPOUND,
+}
+"""The type tests on a ground term, as the type bits they accept (the native engine's
+``builtins_core`` tests, which are SWI-Prolog's)."""
+
+
+def _float(term: Term) -> float:
+    """A number's value as a float; NaN for a non-number or an integer beyond 2**53."""
+    value = term.value if type(term) is Const else None
+    if type(value) is float:
+        return value
+    if type(value) is int and abs(value) <= 2**53:
+        return float(value)
+    return math.nan
+
+
+def type_bits(term: Term) -> int:
+    """What kind of ground term ``term`` is, as ``T_*`` bits."""
+    if type(term) is Const:
+        v = term.value
+        if type(v) is int:
+            return T_INT
+        if type(v) is float:
+            return T_FLOAT
+        return T_NIL if v == "[]" else T_ATOM
+    if type(term) is Struct:
+        return T_COMPOUND
+    return T_STRING if type(term) is Str else 0
 
 
 _DENSE_FACTOR: Final = 8

@@ -90,6 +90,9 @@ class Evaluator:
         self._sorted: dict[Any, KeyIndex] = {}
         self._groups: dict[tuple[str, int], list[Any]] = {}
         self._counter = 0
+        self._apart: dict[tuple[int, str, int], tuple[int, ...] | None] = {}
+        """Each value taken apart against ``name/arity`` (:func:`.vectorised_tests.
+        _decompose`): its arguments' ids, or None when it is not such a term."""
         self.strict = False
         self.max_rows = MAX_ROWS
         """Largest table of partial proofs before a call is refused (:class:`Unsupported`),
@@ -634,6 +637,7 @@ class Evaluator:
     # -- unification and tests (ilpkit/plugins/backends/native/vectorised_tests.py) ----------------
     _builtin = vectorised_tests._builtin
     _unify = vectorised_tests._unify
+    _decompose = vectorised_tests._decompose
     _leaf = vectorised_tests._leaf
     _identical = vectorised_tests._identical
     _order = vectorised_tests._order

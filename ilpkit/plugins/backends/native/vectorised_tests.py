@@ -43,6 +43,16 @@ def _builtin(self: Evaluator, name: str, args: tuple[RT, ...], st: _State) -> _S
         if not self._unify(a, b, st):
             st.fail()
         return st
+    if name == "\\=":
+        x, y = st.walk(a), st.walk(b)
+        for t in (x, y):
+            if type(t) is _V and t not in st.cols:
+                # X \= T with X unbound: X = T would succeed, so it fails
+                if self.strict or t.void:
+                    raise Unsupported("\\=/2 on a variable the caller may bind", static=False)
+                st = st.copy()
+                st.fail()
+                return st
     if name in ("==", "\\==", "\\="):
         # \\= of two terms bound for every row (else _leaf refuses) is \\== on them
         same = self._identical(st.resolve(a), st.resolve(b), st)
@@ -113,6 +123,15 @@ def _unify(self: Evaluator, a: RT, b: RT, st: _State) -> bool:
             other = st.resolve(other)
             if type(other) is _V:
                 st.take(st.cols[col] == st.cols[other])
+            elif type(other) is tuple and _has_var(other):
+                # a column of ground values against f(X, ...): the rows holding an f/n
+                # term, X bound to a column of its arguments (``element(H, [H|_])``)
+                subs = self._decompose(st, col, other[0], len(other) - 1)
+                if st.n == 0:
+                    return False
+                for sub, arg in zip(subs, other[1:], strict=True):
+                    stack.append((sub, arg))
+                continue
             elif _has_var(other):
                 raise Unsupported("unifying a run-time value with a partial structure")
             else:
@@ -134,6 +153,38 @@ def _unify(self: Evaluator, a: RT, b: RT, st: _State) -> bool:
             st.fail()
             return False
     return True
+
+
+def _decompose(self: Evaluator, st: _State, col: _V, name: str, arity: int) -> list[_V]:
+    """Keep the rows whose value of ``col`` is a ``name/arity`` compound; fresh variables
+    bound to columns of its arguments (each distinct value taken apart once)."""
+    ids = st.cols[col]
+    uniq, inverse = np.unique(ids, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    values = self.values.values
+    ident = self.values.id
+    known = self._apart
+    parts = np.zeros((len(uniq), arity), dtype=np.int64)
+    fits = np.zeros(len(uniq), dtype=bool)
+    for j, u in enumerate(uniq.tolist()):
+        key = (u, name, arity)
+        got = known.get(key, False)
+        if got is False:
+            v = values[u]
+            fit = type(v) is tuple and v[0] == name and len(v) == arity + 1
+            got = known[key] = tuple(ident(a) for a in v[1:]) if fit else None
+        if got is not None:
+            fits[j] = True
+            parts[j] = got
+    keep = fits[inverse]
+    rows = parts[inverse[keep]]
+    st.take(keep)
+    subs = []
+    for m in range(arity):
+        sub = self._fresh("arg")
+        st.cols[sub] = np.ascontiguousarray(rows[:, m])
+        subs.append(sub)
+    return subs
 
 
 def _leaf(self: Evaluator, t: RT, st: _State) -> Ids | int:
@@ -195,9 +246,12 @@ def _arith(self: Evaluator, op: str, a: RT, b: RT, st: _State) -> _State:
             raise Unsupported("arithmetic on run-time expressions")
         else:
             try:
-                sides.append(float(self._eval(t)))
+                value = self._eval(t)
+                sides.append(float(value))
             except Exception as exc:
                 raise Unsupported(f"{op} raises {exc}", static=False) from None
+            if type(value) is int and abs(value) > 2**53:  # its float is not its value
+                raise Unsupported("an integer beyond floats", static=False)
     return _filtered(st, np.asarray(_ARITH[op](sides[0], sides[1])))
 
 

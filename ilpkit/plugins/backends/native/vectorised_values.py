@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import cmp_to_key
 from typing import Any, Final
@@ -113,6 +114,7 @@ class Values:
         self._compare = compare
         self._rank: Ids = np.zeros(0, dtype=np.int64)
         self._num: npt.NDArray[np.float64] = np.zeros(0)
+        self._num_count = 0
         self._tests: dict[str, Mask] = {}
 
     def id(self, v: RT) -> int:
@@ -151,12 +153,28 @@ class Values:
         return mask
 
     def numeric(self) -> npt.NDArray[np.float64]:
-        if len(self._num) != len(self.values):
-            self._num = np.array(
-                [float(v) if type(v) is int or type(v) is float else np.nan for v in self.values],
-                dtype=np.float64,
-            )
-        return self._num
+        """The float of every value: NaN for a non-number, and for an integer beyond 2**53
+        (its float is not its value: a comparison would not be Prolog's, so ``_arith``
+        leaves such calls to the machine).  Grown by doubling, not rebuilt: a search meets
+        a new constant clause after clause."""
+        n = len(self.values)
+        have = self._num_count
+        if have != n:
+            if n > len(self._num):
+                grown = np.zeros(max(n, 2 * len(self._num)), dtype=np.float64)
+                grown[:have] = self._num[:have]
+                self._num = grown
+            self._num[have:n] = [_float(v) for v in self.values[have:n]]
+            self._num_count = n
+        return self._num[:n]
+
+
+def _float(v: RT) -> float:
+    if type(v) is float:
+        return v
+    if type(v) is int and abs(v) <= 2**53:
+        return float(v)
+    return math.nan
 
 
 class _State:
