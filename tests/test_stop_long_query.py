@@ -45,7 +45,9 @@ def _backend(name: str) -> Any:
 
 @pytest.mark.parametrize("name", ["native", "swipl", "gprolog"])
 def test_a_stop_ends_an_endless_query_and_the_backend_answers_again(name: str) -> None:
-    task = task_with_rules(["spin :- between(1, 1000000000000, _), fail"], ["p(a, b)", "p(c, d)"], ["t(a)"], ["t(c)"])
+    task = task_with_rules(
+        ["spin :- between(1, 1000000000000, _), fail"], ["p(a, b)", "p(c, d)"], ["t(a)"], ["t(c)"]
+    )
     backend = _backend(name)
     timer = threading.Timer(1.0, request_stop, args=("Ctrl-C",))
     try:
