@@ -15,11 +15,11 @@ feature, as in GleanerSRL: on Gleaner's pool this is GleanerSRL with Boolean fea
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from ilpkit.core.calibration import Isotonic, isotonic_fit
 from ilpkit.core.combiner import ClausePool
@@ -27,46 +27,18 @@ from ilpkit.core.plugins import PluginSpec, get_plugin_manager
 from ilpkit.errors import ConfigError
 from ilpkit.plugins.combiners.kernels import FeatureStats, Kernel
 from ilpkit.plugins.combiners.svm_solver import (
-    C_GRID,
-    PROB_MIN_GRID,
-    SvmLoss,
     SVMScore,
+    SvmSolverOptions,
     fit_svm,
     tune_svm,
 )
 
 
-class SvmOptions(BaseModel):
+class SvmOptions(SvmSolverOptions):
     """Kernel, the tuning grids and the solver's limits (GleanerSRL's defaults)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     kernel: str = Field(
         default="dot", description="A kernel plugin: dot, precision, recall, both-pos, info."
-    )
-    c_grid: list[float] = Field(
-        default=list(C_GRID), min_length=1, description="SVM complexities C tried on the tune set."
-    )
-    prob_min_grid: list[float] = Field(
-        default=list(PROB_MIN_GRID),
-        min_length=1,
-        description="Probability floors tried by leave-one-out on the tune set.",
-    )
-    class_weight: Literal["none", "balanced"] = Field(
-        default="none", description="SVM class weights: none (as the paper) or balanced."
-    )
-    max_kernel_examples: int = Field(
-        default=4000, ge=2, description="Precomputed-kernel SVMs train on at most this many."
-    )
-    svm_max_iter: int = Field(
-        default=1_000_000,
-        ge=1,
-        description="Iterations after which an SVM fit stops (unconverged: not chosen).",
-    )
-    svm_loss: SvmLoss = Field(
-        default="hinge",
-        description="hinge: the standard soft-margin SVM (libsvm, the paper's); squared-hinge: "
-        "LinearSVC's defaults (squared hinge, regularised intercept; not for info).",
     )
 
 

@@ -32,6 +32,7 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
+from pydantic import BaseModel, ConfigDict, Field
 
 from ilpkit.core.calibration import choose_floor, leave_one_out
 from ilpkit.core.metrics import mean_cross_entropy
@@ -46,6 +47,41 @@ PROB_MIN_GRID = (0.25, 0.1, 0.05, 0.025, 0.01, 0.005, 0.001, 0.0005, 0.0001)
 SvmLoss = Literal["hinge", "squared-hinge"]
 """``hinge``: the standard soft-margin SVM (libsvm, the paper's); ``squared-hinge``:
 ``LinearSVC``'s defaults."""
+
+
+class SvmSolverOptions(BaseModel):
+    """The SVM's tuning grids and solver limits, as GleanerSRL and the ``svm`` combiner
+    take them (their defaults are GleanerSRL's)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    c_grid: list[float] = Field(
+        default=list(C_GRID), min_length=1, description="SVM complexities C tried on the tune set."
+    )
+    prob_min_grid: list[float] = Field(
+        default=list(PROB_MIN_GRID),
+        min_length=1,
+        description="Probability floors tried by leave-one-out on the tune set.",
+    )
+    class_weight: Literal["none", "balanced"] = Field(
+        default="none", description="SVM class weights: none (as the paper) or balanced."
+    )
+    max_kernel_examples: int = Field(
+        default=4000,
+        ge=2,
+        description="Precomputed-kernel SVMs (info) train on at most this many examples: all "
+        "positives and a seeded sample of negatives.",
+    )
+    svm_max_iter: int = Field(
+        default=1_000_000,
+        ge=1,
+        description="Iterations after which an SVM fit stops (unconverged: not chosen).",
+    )
+    svm_loss: SvmLoss = Field(
+        default="hinge",
+        description="hinge: the standard soft-margin SVM (libsvm, the paper's); squared-hinge: "
+        "LinearSVC's defaults (squared hinge, regularised intercept; not for info).",
+    )
 
 
 @contextlib.contextmanager

@@ -32,7 +32,7 @@ import json
 import os
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -47,10 +47,8 @@ from ilpkit.errors import ConfigError
 from ilpkit.plugins.combiners.kernels import FeatureStats, Kernel
 from ilpkit.plugins.combiners.svm_solver import (
     ALL_UNCONVERGED,
-    C_GRID,
-    PROB_MIN_GRID,
-    SvmLoss,
     SVMScore,
+    SvmSolverOptions,
     fit_svm,
     tune_floor,
     tune_svm,
@@ -62,7 +60,7 @@ from ilpkit.plugins.learners.gleanersrl.model import GleanerSRLModel
 _FEATURE_PREFIXES: tuple[FeatureKind, ...] = ("binned-normalised", "binned", "boolean")
 
 
-class GleanerSRLOptions(GleanerOptions):
+class GleanerSRLOptions(SvmSolverOptions, GleanerOptions):
     """Gleaner's stage-1 options, and stages 2-4 of GleanerSRL."""
 
     features: FeatureKind = Field(
@@ -74,33 +72,6 @@ class GleanerSRLOptions(GleanerOptions):
         default="dot",
         description="Stage 3: a kernel plugin (dot, precision, recall, both-pos, info); "
         "'binned-dot' etc. also set features.",
-    )
-    c_grid: list[float] = Field(
-        default=list(C_GRID), min_length=1, description="SVM complexities C tried on the tune set."
-    )
-    prob_min_grid: list[float] = Field(
-        default=list(PROB_MIN_GRID),
-        min_length=1,
-        description="Probability floors tried by leave-one-out on the tune set.",
-    )
-    class_weight: Literal["none", "balanced"] = Field(
-        default="none", description="SVM class weights: none (as the paper) or balanced."
-    )
-    max_kernel_examples: int = Field(
-        default=4000,
-        ge=2,
-        description="Precomputed-kernel SVMs (info) train on at most this many examples: all "
-        "positives and a seeded sample of negatives.",
-    )
-    svm_max_iter: int = Field(
-        default=1_000_000,
-        ge=1,
-        description="Iterations after which an SVM fit stops (unconverged: not chosen).",
-    )
-    svm_loss: SvmLoss = Field(
-        default="hinge",
-        description="hinge: the standard soft-margin SVM (libsvm, the paper's); squared-hinge: "
-        "LinearSVC's defaults (squared hinge, regularised intercept; not for info).",
     )
     stage1_cache: str | None = Field(
         default=None, description="Directory caching stage 1 (Gleaner's clauses) per split."
