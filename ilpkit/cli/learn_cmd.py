@@ -357,7 +357,8 @@ def _report_learnt(
     stopped = isinstance(model, Recorded) and model.info.get("time_limit_reached")
     if stopped:
         typer.secho(f"warning: {stopped}", fg=typer.colors.YELLOW, err=True)
-    warn_degenerate(model.rules(), model.to_json().get("info"))
+    data = model.to_json()
+    warn_degenerate(model.rules(), data.get("info"), rounds="hypotheses" in data)
     if quiet:
         return
     used = model.info if isinstance(model, Recorded) else {}
@@ -483,10 +484,12 @@ def metric_lines(result: Any) -> list[str]:
     return [whole]
 
 
-def warn_degenerate(rules: list[Rule], info: Any = None) -> None:
+def warn_degenerate(rules: list[Rule], info: Any = None, rounds: bool = True) -> None:
     """Name a degenerate model on stderr (learn, explain): an empty theory, rules that all
-    cover every example, rules that repeat earlier ones, a model that predicts one class for
-    every training example, and what the learner recorded in the model's ``info``
+    cover every example, rules that repeat earlier ones (``rounds``: the rules are a
+    sequence of rounds, as boosting's, not clauses kept by independent members, as
+    Gleaner's seeds, which may well find the same clause), a model that predicts one class
+    for every training example, and what the learner recorded in the model's ``info``
     (:mod:`ilpkit.core.degenerate`)."""
     from ilpkit.core.degenerate import (
         covers_everything_note,
@@ -497,7 +500,7 @@ def warn_degenerate(rules: list[Rule], info: Any = None) -> None:
 
     everything = covers_everything_note(rules)
     notes = [EMPTY_THEORY] if not rules else []
-    notes += [n for n in (everything, repeated_rules_note(rules)) if n]
+    notes += [n for n in (everything, repeated_rules_note(rules) if rounds else None) if n]
     if rules and not everything:  # else the lines above already say every answer is one
         notes += [n for n in [_one_class_on_training(info)] if n]
     notes += recorded_notes(info)
@@ -550,7 +553,8 @@ def explain(
     from ilpkit.experiment.api import explain as explain_rules
 
     model = load_model(model_path)
-    warn_degenerate(model.rules(), model.to_json().get("info"))
+    data = model.to_json()
+    warn_degenerate(model.rules(), data.get("info"), rounds="hypotheses" in data)
     title = f"{model.learner} model {model_path} (training counts)"
     if isinstance(model, SelfExplaining) and path is None and not json_output:
         # an ensemble that explains itself (boosting: weak hypotheses ordered by alpha)
