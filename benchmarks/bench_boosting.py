@@ -11,7 +11,11 @@ curves of all learners into ``RUN_ROOT/<data>-curves.png``.
     python benchmarks/bench_boosting.py --root runs/boosting --summarize   # tables only
 
 Run directories are ``RUN_ROOT/<data>-<learner>``; finished ones are reused (delete one to
-rerun it).  Data sets: ``uwcse`` (bundled Aleph UW-CSE, its 5 folds), ``syn20`` (20,000
+rerun it), an interrupted one is continued with ``ilpkit cv --resume``.  ``--repeats R`` runs
+every fold R times with new learner seeds (the dissertation's 10, sec. 6.4), ``--executor
+processes --workers 2`` runs the units on worker processes.
+
+Data sets: ``uwcse`` (bundled Aleph UW-CSE, its 5 folds), ``syn20`` (20,000
 synthetic IE examples at 1:150, 5 sentence folds; generated into RUN_ROOT), ``boostsrl``
 (UW-CSE from srlearn, 5 folds, 1:468), ``imdb2`` (ilp-experiments IMDB, 5 stratified folds,
 1:30).  Settings shared by all learners: i=2, clauselength 5, nodes 300 per weak learner;
@@ -68,13 +72,30 @@ def data_args(name: str, root: Path) -> list[str]:
     raise SystemExit(f"unknown data set {name!r}")
 
 
-def run(name: str, learner: str, root: Path, rounds: int) -> Path:
+def run(
+    name: str,
+    learner: str,
+    root: Path,
+    rounds: int,
+    repeats: int = 1,
+    executor: str = "local",
+    workers: int | None = None,
+) -> Path:
     out = root / f"{name}-{learner}"
     if (out / "results.json").is_file():
         return out
-    if out.exists():
-        raise SystemExit(f"{out}: an unfinished run; resume it (ilpkit cv --resume) or delete it")
+    if out.exists():  # an interrupted run: continue it with the options saved in its config
+        print(f"... {name} {learner} (resuming {out})", flush=True)
+        subprocess.run([sys.executable, "-m", "ilpkit", "cv", "--resume", str(out), "-q"],
+                       check=True, cwd=ROOT)  # fmt: skip
+        return out
     extra = [] if learner == "gleaner" else ["--set", f"learner.rounds={rounds}"]
+    if repeats > 1:
+        extra += ["--repeats", str(repeats)]
+    if executor != "local":
+        extra += ["--executor", executor]
+        if workers is not None:
+            extra += ["--set", f"executor.workers={workers}"]
     how = LEARNERS[learner]
     if name == "boostsrl" and learner == "gleaner":  # fixed train/test folders: no tune fold
         how = [a if a != "1" or how[i - 1] != "--tune-folds" else "0" for i, a in enumerate(how)]
@@ -162,13 +183,19 @@ def main() -> None:
     parser.add_argument("--learners", nargs="+", default=list(LEARNERS), choices=list(LEARNERS))
     parser.add_argument("--rounds", type=int, default=100, help="weak learners T")
     parser.add_argument("--summarize", action="store_true", help="only print the tables")
+    parser.add_argument(
+        "--repeats", type=int, default=1, help="runs of every fold with new learner seeds"
+    )
+    parser.add_argument("--executor", default="local", help="local, processes or dask")
+    parser.add_argument("--workers", type=int, default=None, help="the executor's workers")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     args.root.mkdir(parents=True, exist_ok=True)
     for name in args.data:
         if not args.summarize:
             for learner in args.learners:
-                run(name, learner, args.root, args.rounds)
+                run(name, learner, args.root, args.rounds, args.repeats, args.executor,
+                    args.workers)  # fmt: skip
         summarize(name, args.root)
 
 
