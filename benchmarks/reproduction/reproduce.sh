@@ -7,9 +7,10 @@
 # ROOT (default runs/repro) holds one run directory per learner/variant.  Every step is
 # resumable: run the same command again after an interruption -- a finished run directory
 # (results.json) is kept, an unfinished one is continued with `ilpkit cv --resume`, a missing
-# one is started.  Extra `--set` options after `--` go to every new `ilpkit run` (e.g. a
-# smaller budget: -- --set learner.options.clauses_per_seed=1000); a resumed run keeps the
-# options saved in its config.toml.  Run from the repository root with the venv's python
+# one is started.  Extra `--set` options after `--` go to every new `ilpkit run` of the
+# comparison (e.g. a smaller budget: -- --set learner.options.clauses_per_seed=1000), so they
+# must be valid for each of its learners; a resumed run keeps the options saved in its
+# config.toml.  Run from the repository root with the venv's python
 # first on PATH (or ILPKIT="python -m ilpkit", PYTHON=python).
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
