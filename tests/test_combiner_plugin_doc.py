@@ -84,6 +84,7 @@ def test_noisy_or_arithmetic(registry: PluginManager) -> None:
     assert fitted.predict(m).tolist() == [True, True, True, False]
 
 
+@pytest.mark.heavy  # from the quick suite (3-6 s): keeps the README's test command under 5 minutes
 def test_installed_it_combines_a_pool_from_the_command_line(
     module: ModuleType, tmp_path: Path
 ) -> None:

@@ -237,6 +237,7 @@ def test_every_pool_learner_takes_every_combiner(
     assert scores(load_model(out)) == got
 
 
+@pytest.mark.heavy  # from the quick suite (3-6 s): keeps the README's test command under 5 minutes
 def test_cli_api_and_toml_give_one_model(tmp_path: Path) -> None:
     runner = CliRunner()
     cli_out = tmp_path / "cli.json"

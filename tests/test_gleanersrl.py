@@ -297,6 +297,7 @@ def fit_on_uwcse(kernel: str) -> tuple[Any, Any, Any]:
     return learner.fit(task, ctx), backend, task
 
 
+@pytest.mark.heavy  # from the quick suite (3-6 s): keeps the README's test command under 5 minutes
 @pytest.mark.parametrize("kernel", ["boolean-info", "boolean-precision"])
 def test_model_json_round_trip_scores_the_same(kernel: str, tmp_path: Path) -> None:
     model, backend, task = fit_on_uwcse(kernel)

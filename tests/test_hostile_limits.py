@@ -202,6 +202,7 @@ def cover_within_limits(engine: str, rules: list[str], clauses: list[str]) -> di
             close()
 
 
+@pytest.mark.heavy  # from the quick suite (3-6 s): keeps the README's test command under 5 minutes
 def test_a_clause_over_a_limit_covers_nothing_and_the_run_goes_on(engine: str) -> None:
     # left recursion, and a catch-all around it: both are limits, not errors, on every engine
     rules = [

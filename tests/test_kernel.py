@@ -248,6 +248,7 @@ RING_PERCEPTION = {
 }  # fmt: skip
 
 
+@pytest.mark.heavy  # from the quick suite (3-6 s): keeps the README's test command under 5 minutes
 @needs_numba
 @pytest.mark.parametrize("name", BUNDLED)
 def test_bundled_kernel_equals_engine_and_swipl(name: str, tmp_path: Path) -> None:

@@ -256,6 +256,7 @@ def test_bundled_data_native_equals_swipl(name: str) -> None:
     assert_agree(task, 60, 11)
 
 
+@pytest.mark.heavy  # from the quick suite (3-6 s): keeps the README's test command under 5 minutes
 def test_carcinogenesis_native_equals_swipl() -> None:
     if not CARCINOGENESIS.is_dir():
         pytest.skip(f"{CARCINOGENESIS} not found")

@@ -582,6 +582,7 @@ def test_every_learner_finishes_with_a_clause_over_the_limit(tmp_path: Path, lea
     assert load_model(out).info["limits_exceeded"] > 0  # type: ignore[attr-defined]
 
 
+@pytest.mark.heavy  # from the quick suite (3-6 s): keeps the README's test command under 5 minutes
 @pytest.mark.parametrize("learner", ["gleaner", "aleph-ensemble"])
 def test_members_run_on_worker_processes_report_the_same_limit_counts(
     tmp_path: Path, learner: str

@@ -395,6 +395,7 @@ def test_a_killed_worker_is_an_error_naming_the_signal() -> None:
         list(executor.map(suicide, [1, 2]))
 
 
+@pytest.mark.heavy  # from the quick suite (3-6 s): keeps the README's test command under 5 minutes
 def test_a_worker_dying_while_units_are_submitted_is_worker_lost(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
