@@ -127,6 +127,8 @@ def test_ci_runs_the_readme_test_commands_exactly() -> None:
         "tests/test_docs_commands_run.py",
         "tests/test_hostile_terms.py",
         "tests/test_prolog_intguard.py",
+        "tests/test_resolution.py",
+        "tests/test_native_agreement.py",
     ]
     halves = (
         "-m heavy " + " ".join(first_files),
