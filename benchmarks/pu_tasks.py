@@ -18,6 +18,10 @@ background.  What each task is, against the paper's:
   universities (each srlearn fold's test set); without student/1.  The paper's WebKB task is
   person (590) vs other (332) pages with word features, which this copy does not hold.
 
+Each task is also written with its classes swapped (``imdb-director``, ``mutagenesis-inactive``,
+``uwcse-professor``, ``webkb-nonfaculty``): the paper labels either class of a data set as the
+positive one ("UW-CSE (Prof)", "WebKB (Other)").
+
 Run: ``python benchmarks/pu_tasks.py [--shared ../shared/data] [--out runs/pu-data]``.
 """
 
@@ -82,6 +86,34 @@ def write_task(
         print(f"{stem}: {len(unplaced)} examples in no fold are left out")
 
 
+def write_both(
+    folder: Path,
+    stems: tuple[str, str],
+    header: list[str],
+    background: list[str],
+    pos: list[str],
+    neg: list[str],
+    folds: dict[str, int] | None = None,
+) -> None:
+    """The task in both directions, as the paper labels either class positive: ``folder``
+    with ``stems[0]`` the positive class, ``folder-<stems[1]>`` with the classes swapped
+    (e.g. "UW-CSE (Prof)", "WebKB (Other)")."""
+    write_task(folder, stems[0], header, background, pos, neg, folds)
+    swapped = [
+        line.replace(f"{stems[0]}(", f"{stems[1]}(").replace(f"{stems[0]}/1", f"{stems[1]}/1")
+        for line in header
+    ]
+    write_task(
+        folder.with_name(f"{folder.name}-{stems[1]}"),
+        stems[1],
+        swapped,
+        background,
+        neg,
+        pos,
+        folds,
+    )
+
+
 def imdb(shared: Path, out: Path) -> None:
     bk = shared / "imdb/prolog_ilpexp/bk.pl"
     pos = [args_of(f)[0] for f in facts(bk, keep=["actor"])]
@@ -96,7 +128,7 @@ def imdb(shared: Path, out: Path) -> None:
         *(f":- determination(actor/1,{p})." for p in ("movie/2", "gender/2", "genre/2")),
     ]
     background = facts(bk, keep=["movie", "gender", "genre"])
-    write_task(out / "imdb", "actor", header, background, pos, neg)
+    write_both(out / "imdb", ("actor", "director"), header, background, pos, neg)
 
 
 def mutagenesis(shared: Path, out: Path) -> None:
@@ -114,7 +146,7 @@ def mutagenesis(shared: Path, out: Path) -> None:
         *(f":- determination(active/1,{p})." for p in ("atm/5", "bond/4", "lumo/2", "logp/2")),
     ]
     background = facts(base / "bk.pl", keep=["atm", "bond", "lumo", "logp"])
-    write_task(out / "mutagenesis", "active", header, background, pos, neg)
+    write_both(out / "mutagenesis", ("active", "inactive"), header, background, pos, neg)
 
 
 def uwcse(out: Path) -> None:
@@ -155,7 +187,7 @@ def uwcse(out: Path) -> None:
     ]
     drop = ["student", "professor", "position", "phase", "yearsinprogram"]
     background = facts(bg, drop=drop)
-    write_task(out / "uwcse", "student", header, background, pos, neg, folds=area)
+    write_both(out / "uwcse", ("student", "professor"), header, background, pos, neg, area)
 
 
 def webkb(shared: Path, out: Path) -> None:
@@ -183,7 +215,9 @@ def webkb(shared: Path, out: Path) -> None:
         ":- modeb(*,project(+proj,-person)).",
         *(f":- determination(faculty/1,{p})." for p in ("courseprof/2", "courseta/2", "project/2")),
     ]
-    write_task(out / "webkb", "faculty", header, sorted(set(background)), pos, neg, folds)
+    write_both(
+        out / "webkb", ("faculty", "nonfaculty"), header, sorted(set(background)), pos, neg, folds
+    )
 
 
 def main() -> None:
