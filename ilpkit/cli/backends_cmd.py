@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from ilpkit.core.plugins import PluginManager, get_plugin_manager
+if TYPE_CHECKING:
+    from ilpkit.core.plugins import PluginManager
+
+
+def get_plugin_manager() -> PluginManager:
+    """The process's plugin manager, imported when a command runs (pluggy, pydantic and the
+    entry points are not for ``--help``)."""
+    from ilpkit.core.plugins import get_plugin_manager as manager
+
+    return manager()
 
 
 def backends(

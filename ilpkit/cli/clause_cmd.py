@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -23,8 +23,10 @@ from ilpkit.cli.common import (
     split_sets,
 )
 from ilpkit.errors import DataError
-from ilpkit.experiment.config import DataFormat
-from ilpkit.prolog.terms import Clause, Term
+from ilpkit.experiment.data_format import DataFormat
+
+if TYPE_CHECKING:
+    from ilpkit.prolog.terms import Term
 
 
 def _parse(text: str, what: str) -> Term:
@@ -125,6 +127,8 @@ def coverage(
     task = load(path, fmt, stem, trust_data=trust_data)
     options = split_sets(sets, ("", "backend"))
     task = with_settings(task, options.pop(""), where="--set")
+    from ilpkit.prolog.terms import Clause
+
     parsed = Clause.from_term(_parse(clause, "--clause"))
     check_clause(task, parsed)
     with open_backend(backend, options["backend"], task, trust_data=trust_data) as engine:

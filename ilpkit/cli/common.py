@@ -8,7 +8,6 @@ import typer
 
 from ilpkit.datasets import resolve_data_path
 from ilpkit.errors import ConfigError
-from ilpkit.experiment.config import parse_value
 
 if TYPE_CHECKING:
     from ilpkit.core.task import Task  # numpy: not for --help
@@ -72,6 +71,8 @@ def load(path: str, fmt: str, stem: str | None, *, trust_data: bool = False) -> 
 def split_sets(items: list[str] | None, sections: tuple[str, ...]) -> dict[str, dict[str, Any]]:
     """``--set`` items grouped by section: ``backend.step_limit=5`` goes to ``backend``,
     a plain ``KEY=VALUE`` to ``""`` (when ``""`` is one of ``sections``)."""
+    from ilpkit.experiment.config import parse_value  # pydantic: not for --help
+
     out: dict[str, dict[str, Any]] = {s: {} for s in sections}
     for item in items or []:
         key, sep, text = item.partition("=")

@@ -6,7 +6,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -30,10 +30,12 @@ from ilpkit.cli.common import (
     split_sets,
 )
 from ilpkit.cli.plain_progress import PlainLines, eta
-from ilpkit.core.bias_check import reporting_bias
 from ilpkit.core.outpaths import check_output_dir
 from ilpkit.errors import ConfigError
-from ilpkit.experiment.config import DataFormat, RunConfig, apply_overrides, load_config
+from ilpkit.experiment.data_format import DataFormat
+
+if TYPE_CHECKING:
+    from ilpkit.experiment.config import RunConfig
 
 SECTIONS = ("", "data", "backend", "search", "scorer", "learner", "combiner", "executor")
 
@@ -259,6 +261,7 @@ def run(
 
     A file cannot trust the data: one recording `trust_data = true` (a run's config.toml
     made with --trust-data) is refused unless --trust-data is given here."""
+    from ilpkit.experiment.config import apply_overrides, load_config
     from ilpkit.experiment.runs import check_recorded_trust, trusts_data, without_trust
 
     recorded = load_config(config_file)
@@ -365,6 +368,8 @@ def _run(
     trust_data: bool = False,
     limit: float | None = None,
 ) -> None:
+    from ilpkit.core.bias_check import reporting_bias
+    from ilpkit.experiment.config import apply_overrides
     from ilpkit.experiment.report import degenerate_notes
     from ilpkit.experiment.runs import run_experiment
 

@@ -12,7 +12,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from ilpkit.cli.common import FormatOpt, TrustOpt
-from ilpkit.experiment.config import DataFormat
+from ilpkit.experiment.data_format import DataFormat
 
 app = typer.Typer(help="Inspect datasets.", no_args_is_help=True)
 

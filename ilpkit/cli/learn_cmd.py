@@ -35,9 +35,8 @@ from ilpkit.cli.common import (
 )
 from ilpkit.cli.plain_progress import PlainLines, duration
 from ilpkit.cli.tables import fit_table
-from ilpkit.core.bias_check import reporting_bias
 from ilpkit.core.outpaths import check_output_file, write_output
-from ilpkit.experiment.config import DataFormat
+from ilpkit.experiment.data_format import DataFormat
 
 if TYPE_CHECKING:  # numpy and the core modules load when a command runs, not for --help
     from ilpkit.core.learner import Rule
@@ -208,6 +207,7 @@ def learn(
     """Learn a model. ``--set KEY=VALUE`` overrides the data's Aleph settings
     (clauselength, nodes, i, minpos, ...); ``--set learner.KEY=VALUE`` (and search., scorer.,
     combiner., backend., executor.) sets plugin options."""
+    from ilpkit.core.bias_check import reporting_bias
     from ilpkit.core.learner import Recorded
     from ilpkit.experiment.api import learn as learn_model
 

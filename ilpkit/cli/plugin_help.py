@@ -11,12 +11,14 @@ from typing import Any
 
 from typer.core import TyperCommand
 
-from ilpkit.core.plugins import KINDS, get_plugin_manager
+from ilpkit.core.plugin_kinds import KINDS
 
 
 def plugin_options_text(kinds: tuple[str, ...] = KINDS) -> str:
     """One paragraph per plugin with options (``kind name:`` then one ``OPTION (default X)
     doc`` a line), then the names of the plugins without options."""
+    from ilpkit.core.plugins import get_plugin_manager  # only when help is shown
+
     manager = get_plugin_manager()
     paragraphs = [
         "Plugin options, set with --set KIND.OPTION=VALUE (schemas: ilpkit plugins --json)"

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeVar, get_arg
 import pluggy
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from ilpkit.core.plugin_kinds import KINDS, PluginKind
 from ilpkit.core.validation import issues, suggest
 from ilpkit.errors import ConfigError, IlpkitError, PluginError
 
@@ -90,10 +91,6 @@ DISABLE_AUTOLOAD_ENV: Final = "ILPKIT_DISABLE_PLUGIN_AUTOLOAD"
 
 _Options = Mapping[str, Any] | BaseModel | None
 
-PluginKind = Literal[
-    "backend", "search", "scorer", "learner", "combiner", "executor", "format", "kernel"
-]
-KINDS: Final[tuple[PluginKind, ...]] = get_args(PluginKind)
 
 KIND_CONTRACTS: Final[Mapping[PluginKind, str]] = {
     "backend": "a Backend: saturate/coverage/coverage_many over a loaded Task",

@@ -28,7 +28,6 @@ import datetime
 import re
 import tomllib
 from collections.abc import Iterable, Mapping
-from enum import StrEnum
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -46,6 +45,7 @@ from ilpkit.core.plugins import PluginKind, PluginManager
 from ilpkit.core.validation import issues
 from ilpkit.errors import ConfigError, PluginError, path_str
 from ilpkit.experiment import tomlw
+from ilpkit.experiment.data_format import DataFormat
 
 __all__ = [
     "AUTO",
@@ -80,16 +80,6 @@ combiner left to the learner (its own combination, or its ``default_combiner``).
 by :func:`ilpkit.experiment.compose.resolve`."""
 
 _TOML_POSITION: Final = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
-
-
-class DataFormat(StrEnum):
-    """The built-in dataset formats (``auto``: detect); installed format plugins add more,
-    so ``data.format`` takes any registered name."""
-
-    AUTO = "auto"
-    ALEPH = "aleph"
-    BOOSTSRL = "boostsrl"
-    POPPER = "popper"
 
 
 class DataConfig(BaseModel):
