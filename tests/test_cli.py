@@ -64,6 +64,17 @@ def test_no_arguments_shows_help() -> None:
     assert "data" in result.output
 
 
+def test_the_command_list_gives_each_command_its_first_sentence() -> None:
+    """The list of ``ilpkit --help`` shows one sentence a command; the rest of a docstring
+    (with its line breaks, which broke the list's lines mid-sentence) is the command's own
+    ``--help``."""
+    listing = runner.invoke(app, ["--help"], terminal_width=200).output
+    learn_row = next(line for line in listing.splitlines() if " learn " in line)
+    assert learn_row.split("learn", 1)[1].strip(" │") == "Learn a model."
+    assert "overrides the data's" not in listing
+    assert "overrides the data's" in runner.invoke(app, ["learn", "--help"]).output
+
+
 def test_plugins_table() -> None:
     result = runner.invoke(app, ["plugins"])
     assert result.exit_code == 0, result.output

@@ -6,7 +6,8 @@ wires them up. Errors are handled once, by :class:`ilpkit.cli.errors.IlpkitGroup
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, Any
 
 import typer
 
@@ -51,18 +52,29 @@ def _root(
     """Learn ensembles of first-order rules (ILP) from relational data."""
 
 
-app.command("plugins")(plugins_cmd.plugins)
-app.command("backends")(backends_cmd.backends)
+def _short(command: Callable[..., Any]) -> str:
+    """A command's first sentence on one line, for the command list of ``ilpkit --help``
+    (its docstring's line breaks would otherwise break the list's lines mid-sentence)."""
+    text = " ".join((command.__doc__ or "").split())
+    head, dot, _ = text.partition(". ")
+    return head + ("." if dot else "")
+
+
+for _name, _listing in (("plugins", plugins_cmd.plugins), ("backends", backends_cmd.backends)):
+    app.command(_name, short_help=_short(_listing))(_listing)
 app.add_typer(data_cmd.app, name="data")
 app.add_typer(datasets_cmd.app, name="datasets")
-app.command("saturate")(clause_cmd.saturate)
-app.command("coverage")(clause_cmd.coverage)
-app.command("learn", cls=PluginOptionsCommand)(learn_cmd.learn)
-app.command("predict")(learn_cmd.predict)
-app.command("explain")(learn_cmd.explain)
-app.command("cv", cls=PluginOptionsCommand)(cv_cmd.cv)
-app.command("run")(cv_cmd.run)
-app.command("report")(cv_cmd.report)
+for _name, _command, _cls in (
+    ("saturate", clause_cmd.saturate, None),
+    ("coverage", clause_cmd.coverage, None),
+    ("learn", learn_cmd.learn, PluginOptionsCommand),
+    ("predict", learn_cmd.predict, None),
+    ("explain", learn_cmd.explain, None),
+    ("cv", cv_cmd.cv, PluginOptionsCommand),
+    ("run", cv_cmd.run, None),
+    ("report", cv_cmd.report, None),
+):
+    app.command(_name, cls=_cls, short_help=_short(_command))(_command)
 
 
 def main() -> None:
