@@ -68,6 +68,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Final, NamedTuple
 
+from ilpkit.core.aleph_library import ALEPH_LIBRARY
 from ilpkit.core.engine_names import owners, server_calls, why_reserved
 from ilpkit.core.task import Indicator, Task
 from ilpkit.errors import DataError, SourceLocation, UnsafeProgramError
@@ -141,9 +142,11 @@ ALLOWED_BUILTINS: Final[frozenset[Indicator]] = CONTROL | _pis(
     # BoostSRL's and YAP's all/3 (a setof/3 that yields [] when there is no answer); no SWI
     # library defines it, so there it is an existence error, as in the native engine
     "all/3"
-)
+) | ALEPH_LIBRARY
 """Built-ins a clause body may call without ``--trust-data``: they compute answers and do
-nothing else.  The native engine implements all of them but ``all/3``."""
+nothing else.  The native engine implements all of them but ``all/3``; the Aleph utilities
+of :data:`~ilpkit.core.aleph_library.ALEPH_LIBRARY` (``aleph_random/1``, ...) are ilpkit's
+own, defined on every backend."""
 
 META_ARGS: Final[dict[Indicator, tuple[tuple[int, int], ...]]] = {
     (",", 2): ((0, 0), (1, 0)),
@@ -643,6 +646,7 @@ def _module_problem(
         and key is not None
         and key in ALLOWED_BUILTINS
         and key not in META_ARGS
+        and key not in ALEPH_LIBRARY  # ilpkit defines these in the program's module only
         and key not in known
     ):
         return None

@@ -492,9 +492,12 @@ def check_hooks(config: RunConfig | Choices, task: Task, manager: PluginManager)
 def open_backend(
     config: RunConfig | Choices, task: Task, manager: PluginManager | None = None
 ) -> Any:
-    """The config's backend with ``task`` loaded."""
+    """The config's backend with ``task`` loaded; the data's ``aleph_random/1`` draws from
+    the run's seed (:mod:`ilpkit.core.aleph_library`)."""
     manager = manager or get_plugin_manager()
     backend = manager.make("backend", config.backend.name, dict(config.backend.options))
+    if hasattr(backend, "random_seed"):  # the built-in backends' aleph_random/1
+        backend.random_seed = config.seed
     backend.load(task)
     return backend
 
@@ -590,7 +593,7 @@ class WorkerCache:
         return self.task
 
     def get_backend(self, config: RunConfig, task: Task) -> Any:
-        key = config.backend.model_dump_json()
+        key = config.backend.model_dump_json() + f" seed {config.seed}"  # aleph_random/1's
         if key != self.backend_key or self.backend is None:
             self.close_backend()
             self.backend = open_backend(config, task)

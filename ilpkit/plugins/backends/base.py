@@ -109,6 +109,9 @@ class Backend(ABC):
     first_limit_message: str = ""
     goals_dropped: int = 0
     """Mode goals that saturations dropped over a resource limit (:mod:`ilpkit.core.limits`)."""
+    random_seed: int = 0
+    """Seed of the stream that the data's ``aleph_random/1`` draws from, restarted at every
+    query (:mod:`ilpkit.core.aleph_library`); a run sets its own seed here before ``load``."""
 
     @classmethod
     def probe(cls) -> list[BackendStatus]:

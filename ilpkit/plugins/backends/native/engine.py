@@ -62,10 +62,12 @@ from ilpkit.plugins.backends.native.store import FactTable, Ids, Interner
 from ilpkit.plugins.backends.native.unfold import Definition
 from ilpkit.prolog.terms import (
     Clause,
+    Const,
     Struct,
     Term,
     Var,
     is_ground,
+    substitute,
 )
 
 
@@ -206,6 +208,7 @@ class NativeBackend(Backend):
         kernel = self.opts.kernel
         self._kernel_on: bool | None = kernel if isinstance(kernel, bool) else None
         self._engine_cpu = 0.0
+        self._drawing: frozenset[tuple[str, int]] = frozenset()
 
     # -- loading ------------------------------------------------------------------------------
     def _load(self, task: Task) -> None:
@@ -257,6 +260,7 @@ class NativeBackend(Backend):
             engine.check(mode_preds & set(task.program.clauses))  # type: ignore[attr-defined]
         self._engine_cpu = 0.0
         self._kernel_on = self._kernel_choice(task)
+        self._drawing = drawing_predicates(task.program)
 
     def _kernel_choice(self, task: Task) -> bool | None:
         """Whether coverage uses the compiled kernel; None: not yet (``kernel=auto``).
@@ -294,6 +298,7 @@ class NativeBackend(Backend):
                 time_limit=self.options.timeout,
                 tabling=self.opts.tabling,
                 memory_limit_mb=self.opts.memory_limit_mb,
+                random_seed=self.random_seed,
             )
         return self._resolution
 
@@ -382,6 +387,8 @@ class NativeBackend(Backend):
         self._deadline = time.monotonic() + timeout if timeout else None
         self._rss0 = _resident_bytes() if self.opts.memory_limit_mb is not None else None
         n = self.n_examples
+        if self._drawing and any(_indicator(lit) in self._drawing for lit in clause.body):
+            return self._cover_by_example(clause, among)
         if self._use_kernel:
             # The kernel first, on the clause as given: its answers are exact, it keeps its
             # own memo per body part (any variable names), and it never fills the numpy
@@ -413,6 +420,28 @@ class NativeBackend(Backend):
         except ResourceLimitExceeded as exc:
             raise ResourceLimitExceeded(f"{exc} (clause: {describe_clause(clause)})") from None
         return Coverage(ids, n, trusted=True)
+
+    def _cover_by_example(self, clause: Clause, among: Coverage | None) -> Coverage:
+        """Coverage of a clause whose body draws ``aleph_random/1`` numbers: one resolution
+        query per example, so that each example's test starts the stream afresh, as in the
+        Prolog engines (set-at-a-time evaluation would share one literal's draws between
+        examples and restart them per literal)."""
+        atoms = self.task.examples.atoms
+        ids = range(self.n_examples) if among is None else among.ids.tolist()
+        engine = self.resolution
+        covered = []
+        for i in ids:
+            binding = _match(clause.head, atoms[i])
+            if binding is None:
+                continue
+            goal = _conj([substitute(lit, binding) for lit in clause.body])
+            try:
+                found = next(iter(engine.solve(goal, 1)), None)  # type: ignore[attr-defined]
+            except ResourceLimitExceeded as exc:
+                raise ResourceLimitExceeded(f"{exc} (clause: {describe_clause(clause)})") from None
+            if found is not None:
+                covered.append(i)
+        return Coverage(np.array(covered, dtype=np.int64), self.n_examples, trusted=True)
 
     @property
     def _use_kernel(self) -> bool:
@@ -562,6 +591,41 @@ SPEC = PluginSpec(
     options=NativeOptions,
     doc="Set-at-a-time numpy evaluator with a Prolog resolution engine for rules (default).",
 )
+
+
+def _conj(goals: list[Term]) -> Term:
+    return goals[0] if len(goals) == 1 else Struct(",", (goals[0], _conj(goals[1:])))
+
+
+def drawing_predicates(program: Program) -> frozenset[tuple[str, int]]:
+    """The predicates whose calls may draw ``aleph_random/1`` numbers: ``aleph_random/1``
+    itself (unless the program defines it) and every rule-defined predicate that may call
+    one (any callable term of a body counts as a call: a superset is safe, it only sends
+    more clauses to the slower per-example test)."""
+    random = ("aleph_random", 1)
+    if random in program.clauses or random in program.facts:
+        return frozenset()
+    callers: dict[tuple[str, int], set[tuple[str, int]]] = {}
+    for key, clauses in program.clauses.items():
+        for sc in clauses:
+            stack = list(sc.clause.body)
+            while stack:
+                t = stack.pop()
+                if type(t) is Struct:
+                    callers.setdefault((t.name, len(t.args)), set()).add(key)
+                    stack.extend(t.args)
+                elif type(t) is Const and isinstance(t.value, str):
+                    callers.setdefault((t.value, 0), set()).add(key)
+    if random not in callers:
+        return frozenset()
+    out = {random}
+    todo = [random]
+    while todo:
+        for caller in callers.get(todo.pop(), ()):
+            if caller not in out:
+                out.add(caller)
+                todo.append(caller)
+    return frozenset(out)
 
 
 def _modes_dynamic(task: Task) -> Program:

@@ -214,8 +214,11 @@ class ResolutionEngine:
         allow: frozenset[str] | None = None,
         tabling: bool = True,
         memory_limit_mb: float | None = DEFAULT_MEMORY_LIMIT_MB,
+        random_seed: int = 0,
     ) -> None:
         self.program = program
+        self.random_seed = random_seed
+        """Seed of ``aleph_random/1``'s stream, restarted at every query."""
         self.step_limit = step_limit
         self.time_limit = time_limit
         self.memory_limit: int | None = (

@@ -19,12 +19,14 @@ Layout (one term per line, so a term's number is its line number):
    program does not provide (no clause, fact or ``dynamic``) outside the allow-list: the server
    refuses the program if the engine has a predicate of that name (SWI-Prolog would autoload
    ``copy_file/2`` for a clause ilpkit builds from ``modeb(*, copy_file(+a, +b))``);
-5. the uninterpreted directives, only when the user trusts the data (``trust_data``);
-6. the background clauses, predicates in sorted order, clauses in source order, each
+5. ``'$ilpkit_random_seed'(S1, S2, S3)`` -- the state ``aleph_random/1``'s stream starts from
+   at every query (:func:`ilpkit.core.aleph_library.initial_state` of the run's seed);
+6. the uninterpreted directives, only when the user trusts the data (``trust_data``);
+7. the background clauses, predicates in sorted order, clauses in source order, each
    ``catch/3`` of their bodies written as the server's ``ilpkit_catch/3``, which never
    catches a limit, and ``upcase_atom/2``, ``string_upper/2`` as ``ilpkit_upcase_atom/2``,
    ``ilpkit_string_upper/2`` (:mod:`~ilpkit.plugins.backends.prolog.guarded`);
-7. the examples as ``'$ilpkit_example'(Id, Atom)``.
+8. the examples as ``'$ilpkit_example'(Id, Atom)``.
 
 The server's own predicates are named ``ilpkit_*`` and ``'$ilpkit_*'``; a program that
 defines, declares, targets or names in a mode or determination such a predicate is refused
@@ -42,6 +44,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from ilpkit.core.aleph_library import initial_state
 from ilpkit.core.safety import ALLOWED_BUILTINS, check_program
 from ilpkit.core.task import Indicator, Task
 from ilpkit.errors import DataError, SourceLocation
@@ -60,6 +63,7 @@ from ilpkit.prolog.terms import (
 )
 
 EXAMPLE: str = "$ilpkit_example"
+RANDOM_SEED: str = "$ilpkit_random_seed"
 HEADER: str = "% Written by ilpkit for its Prolog backends; one term per line.\n"
 
 
@@ -96,6 +100,7 @@ def export_program(
     trust_data: bool = False,
     rewrite_arithmetic: bool = False,
     bound_integers: bool = False,
+    random_seed: int = 0,
 ) -> ExportedProgram:
     """The program text of ``task`` (deterministic: the same task gives the same text).
 
@@ -104,7 +109,8 @@ def export_program(
     ``ilpkit_is/2`` (:mod:`ilpkit.plugins.backends.prolog.arithmetic`).  ``bound_integers``: route
     every ``is/2`` and comparison of the rules through the prelude's bounded predicates, which
     refuse a too large integer before computing it
-    (:mod:`ilpkit.plugins.backends.prolog.intguard`)."""
+    (:mod:`ilpkit.plugins.backends.prolog.intguard`).  ``random_seed``: the seed of
+    ``aleph_random/1``'s stream (:mod:`ilpkit.core.aleph_library`)."""
     check_program(task, trust_data=trust_data)
     check_reserved_names(task)
     lines: list[str] = []
@@ -137,6 +143,8 @@ def export_program(
             defined.add(key)  # once per predicate
             where = str(m.location) if m.location else f"mode {key[0]}/{key[1]}"
             emit(_fact("$ilpkit_not_builtin", Const(key[0]), Const(key[1])), where)
+    state = initial_state(random_seed)
+    emit(_fact(RANDOM_SEED, *(Const(v) for v in state)), f"random seed {random_seed}")
     if trust_data:
         for d in task.directives:
             where = str(d.location) if d.location else f"directive {to_prolog(d.term)}"

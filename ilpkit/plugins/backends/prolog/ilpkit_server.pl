@@ -17,6 +17,11 @@
         ilpkit_format_atom(+Format, +Args, -Atom)        format/2 into an atom
         ilpkit_compat(-Name/Arity, -Clauses)  definitions the native engine has and this
                                               engine lacks (added when still undefined)
+        ilpkit_library(-Name/Arity, -Clauses) ilpkit's own library, the same for every
+                                              engine: Aleph's utilities aleph_random/1, ...
+                                              (added when still undefined)
+        ilpkit_random_get(-S), ilpkit_random_put(+S)     one more non-backtrackable
+                                              global (aleph_random/1's state; none: unset)
         ilpkit_engine_limit_ball(+Ball)       Ball is the engine's own limit (its timer's),
                                               which the data's catch/3 must not catch
 
@@ -178,7 +183,9 @@ ilpkit_declare_undefined(Goal) :-
     ).
 
 ilpkit_add_compat :-
-    (   ilpkit_compat(Name/Arity, Clauses),
+    (   (   ilpkit_compat(Name/Arity, Clauses)
+        ;   ilpkit_library(Name/Arity, Clauses)
+        ),
         \+ ilpkit_defined(Name, Arity),
         ilpkit_member(Clause, Clauses),
         assertz(Clause),
@@ -213,13 +220,16 @@ ilpkit_coverage(Head, Body, Among, Steps, Ids) :-
 % which SWI-Prolog calls directly, while a control construct such as \+ would be compiled
 % into a temporary clause at every example (measured: a third of the coverage time on
 % UW-CSE).  The first solution ends the proof either way, so the answers are the same.
+% Each example's test is a query of its own: aleph_random/1's stream restarts there.
 ilpkit_covered(Head, Goal, all, Steps, Id) :- !,
     '$ilpkit_example'(Id, Head),
+    ilpkit_random_reset,
     \+ \+ ilpkit_call_step_limited(Goal, Steps).
 ilpkit_covered(Head, Goal, Intervals, Steps, Id) :-
     ilpkit_member(Lo-Hi, Intervals),
     between(Lo, Hi, Id),
     '$ilpkit_example'(Id, Head),
+    ilpkit_random_reset,
     \+ \+ ilpkit_call_step_limited(Goal, Steps).
 
 % ilpkit_among(+Request, -Among): the examples of a cover request.  keep(Among) also stores
@@ -248,6 +258,7 @@ ilpkit_call_batch(Goal) :-
 % ilpkit_answers(+Goal, +Max, +Steps, -Answers): Goal instantiated by each of its first Max
 % solutions (all when Max is inf), in the engine's order, duplicates kept.
 ilpkit_answers(Goal, Max, Steps, Answers) :-
+    ilpkit_random_reset,
     ilpkit_call_step_limited(ilpkit_first(Goal, Max, Answers), Steps).
 
 ilpkit_first(_, Max, Answers) :-
@@ -271,6 +282,32 @@ ilpkit_limit(Max, Goal) :-
 
 ilpkit_member(X, [X|_]).
 ilpkit_member(X, [_|T]) :- ilpkit_member(X, T).
+
+% --------------------------------------------------------------------------------------------
+% aleph_random/1's stream (ilpkit/core/aleph_library.py, which computes the same numbers)
+% --------------------------------------------------------------------------------------------
+
+% Every query starts the stream afresh from the run's seed: the exporter writes the first
+% state as '$ilpkit_random_seed'(S1, S2, S3).
+ilpkit_random_reset :-
+    ilpkit_random_put(none).
+
+% ilpkit_random_draw(-X): the next draw of Wichmann and Hill's generator (AS 183), a float
+% in [0, 1); the state is not restored on backtracking.
+ilpkit_random_draw(X) :-
+    ilpkit_random_get(S),
+    (   S = s(A0, B0, C0)
+    ->  true
+    ;   catch('$ilpkit_random_seed'(A0, B0, C0), _, fail)
+    ->  true
+    ;   A0 = 1, B0 = 1, C0 = 1
+    ),
+    A is 171 * A0 mod 30269,
+    B is 172 * B0 mod 30307,
+    C is 170 * C0 mod 30323,
+    ilpkit_random_put(s(A, B, C)),
+    Y is A / 30269.0 + B / 30307.0 + C / 30323.0,
+    X is Y - floor(Y).
 
 % --------------------------------------------------------------------------------------------
 % The data's catch/3 (issue 28)

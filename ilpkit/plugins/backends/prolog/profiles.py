@@ -39,8 +39,10 @@ import re
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from ilpkit.core.aleph_library import LIST_PREDICATES
 from ilpkit.plugins.backends.prolog import intguard
 from ilpkit.plugins.backends.prolog.arithmetic import EVALUATOR
+from ilpkit.prolog.terms import Term
 
 EngineName = Literal["swipl", "gprolog", "yap"]
 
@@ -119,6 +121,49 @@ class EngineProfile:
     def command(self, executable: str, server: str) -> list[str]:
         goal = "ilpkit_serve, halt"
         return [executable, *(a.format(server=server, goal=goal) for a in self.server_args)]
+
+
+def _library_facts() -> str:
+    """``ilpkit_library/2`` facts: ilpkit's own library (:mod:`ilpkit.core.aleph_library`),
+    which the server adds to every engine where the program does not define the name."""
+    from collections import Counter
+
+    from ilpkit.prolog.reader import PrologReader
+    from ilpkit.prolog.terms import Clause, Var, substitute, term_vars, to_prolog
+
+    grouped: dict[tuple[str, int], list[Term]] = {}
+    for k, rt in enumerate(PrologReader().read_text(LIST_PREDICATES, "<ilpkit library>")):
+        clause = Clause.from_term(rt.term)
+        # variables of their own per clause, as one fact holds all of a predicate's clauses;
+        # those occurring once are written _V.. (no singleton warning, none shared)
+        found = Counter(_var_names(rt.term))
+        names = {
+            v: Var(f"{'_' if found[v.name] == 1 else ''}V{k}{v.name.strip('_')}")
+            for v in term_vars([rt.term])
+        }
+        grouped.setdefault(clause.indicator, []).append(substitute(rt.term, names))
+    lines = [
+        f"ilpkit_library({name}/{arity}, [{', '.join(f'({to_prolog(c)})' for c in clauses)}])."
+        for (name, arity), clauses in grouped.items()
+    ]
+    draw = "(aleph_random(X) :- ilpkit_random_draw(Y), X = Y)"
+    lines.append(f"ilpkit_library(aleph_random/1, [{draw}]).")
+    return "\n" + "\n".join(lines) + "\n"
+
+
+def _var_names(term: Term) -> list[str]:
+    """The names of ``term``'s variable occurrences, repeats included."""
+    from ilpkit.prolog.terms import Struct, Var
+
+    if type(term) is Var:
+        return [term.name]
+    if type(term) is Struct:
+        return [n for a in term.args for n in _var_names(a)]
+    return []
+
+
+LIBRARY: Final = _library_facts()
+"""Prolog text of ``ilpkit_library/2`` (in every engine's prelude)."""
 
 
 _SWIPL_HOOKS: Final = r"""
@@ -280,6 +325,9 @@ ilpkit_declare_dynamic(Name, Arity) :-
 ilpkit_counter_set(V) :- nb_setval(ilpkit_counter, V).
 ilpkit_counter_get(V) :- nb_getval(ilpkit_counter, V).
 
+ilpkit_random_put(S) :- nb_setval(ilpkit_random, S).
+ilpkit_random_get(S) :- catch(nb_getval(ilpkit_random, S), _, S = none).
+
 ilpkit_format_atom(Format, Args, Atom) :-
     format(atom(Atom), Format, Args).
 
@@ -331,10 +379,16 @@ def swipl_hooks(*, in_process: bool) -> str:
         )
     text = _SWIPL_HOOKS.replace("%SETUP%", setup).replace("%MODULE%", module)
     text = text.replace("%POLL%", poll)
-    return text.replace("%GOAL%", goal) + intguard.PROLOG
+    return text.replace("%GOAL%", goal) + intguard.PROLOG + LIBRARY
 
 
 _SWIPL_HOST_POLL: Final = r"""
+% aleph_random/1's state is a global variable (ilpkit_random_put/1): library(sandbox), which
+% proves untrusted data safe in a host, may let the data's calls write this one.
+:- use_module(library(sandbox), []).
+:- multifile sandbox:safe_global_variable/1.
+sandbox:safe_global_variable(ilpkit_random).
+
 % In a host process (janus, pyswip) every request is watched, memory limit or not: each tick
 % lets the host run its pending signal handlers (user:'$ilpkit_host_poll', defined by the
 % bridge; ilpkit/plugins/backends/prolog/swi_signals.py), and a handler that raised (Ctrl-C,
@@ -598,11 +652,15 @@ ilpkit_engine_limit_ball(_) :- fail.
 ilpkit_counter_set(V) :- g_assign(ilpkit_counter, V).
 ilpkit_counter_get(V) :- g_read(ilpkit_counter, V).
 
+ilpkit_random_put(S) :- g_assign(ilpkit_random, S).
+ilpkit_random_get(S) :- g_read(ilpkit_random, S).
+
 ilpkit_format_atom(Format, Args, Atom) :-
     format_to_atom(Atom, Format, Args).
 """
     + _GPROLOG_COMPAT
     + EVALUATOR
+    + LIBRARY
 )
 
 
@@ -634,7 +692,8 @@ def _yap_library_compat() -> str:
     return "\n".join(lines) + "\n"
 
 
-_YAP_PRELUDE: Final = r"""
+_YAP_PRELUDE: Final = (
+    r"""
 :- use_module(library(timeout)).
 :- use_module(library(lists), []).
 
@@ -694,6 +753,9 @@ ilpkit_declare_dynamic(Name, Arity) :-
 ilpkit_counter_set(V) :- nb_setval(ilpkit_counter, V).
 ilpkit_counter_get(V) :- nb_getval(ilpkit_counter, V).
 
+ilpkit_random_put(S) :- nb_setval(ilpkit_random, S).
+ilpkit_random_get(S) :- catch(nb_getval(ilpkit_random, S), _, S = none).
+
 ilpkit_format_atom(Format, Args, Atom) :-
     format(atom(Atom), Format, Args).
 
@@ -705,7 +767,10 @@ ilpkit_engine_predicate(Name, Arity) :-
 
 % Every clause asserted and retracted keeps about 165 KB: coverage meta-calls bodies.
 ilpkit_meta_call_bodies.
-""" + _yap_library_compat()
+"""
+    + _yap_library_compat()
+    + LIBRARY
+)
 
 _GPROLOG_LACKS: Final = (
     "atom_string/2 number_string/2 split_string/4 string_chars/2 string_code/3 string_codes/2 "

@@ -185,6 +185,7 @@ class SubprocessBackend(Backend):
             trust_data=self.options.trust_data,
             rewrite_arithmetic=not self.profile.swi_arithmetic,
             bound_integers=self.profile.integer_guard,
+            random_seed=self.random_seed,
         )
         self._check_gaps(task)
         if exported.first_string is not None and not self.profile.strings:

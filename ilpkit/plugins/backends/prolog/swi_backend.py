@@ -614,7 +614,12 @@ class SwiBackend(Backend):
     def _load(self, task: Task) -> None:
         import time
 
-        exported = export_program(task, trust_data=self.options.trust_data, bound_integers=True)
+        exported = export_program(
+            task,
+            trust_data=self.options.trust_data,
+            bound_integers=True,
+            random_seed=self.random_seed,
+        )
         self.close()
         bridge = start_bridge(self.opts)
         self._bridge = bridge

@@ -6,6 +6,7 @@ import math
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
+from ilpkit.core.aleph_library import RandomStream
 from ilpkit.plugins.backends.native.prolog.arith import _eval, _num_compare
 from ilpkit.plugins.backends.native.prolog.errors import (
     _CELL_BYTES,
@@ -271,6 +272,16 @@ def _b_between(m: _Machine, a: list[RT]) -> Iterator[None]:
         trail.append(x)
         yield
         i += 1
+
+
+@_det("aleph_random", 1, library=True)
+def _b_aleph_random(m: _Machine, a: list[RT]) -> bool:
+    """Aleph's ``aleph_random/1``: the next draw of the query's stream, which starts from
+    the engine's seed at every query (:mod:`ilpkit.core.aleph_library`)."""
+    stream = m.random
+    if stream is None:
+        stream = m.random = RandomStream(m.eng.random_seed)
+    return _unify(a[0], stream.draw(), m.trail)
 
 
 # -- terms -------------------------------------------------------------------------------------

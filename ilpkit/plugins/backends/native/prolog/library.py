@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from ilpkit.core.aleph_library import LIST_PREDICATES
 from ilpkit.plugins.backends.native.prolog import builtins_control, builtins_lists, builtins_text  # noqa: F401  (they register built-ins)
 from ilpkit.plugins.backends.native.prolog.builtins_core import (
     _CTRL,
@@ -139,7 +140,7 @@ _LIBRARY_CACHE: dict[Key, list[Clause]] = {}
 def _library_clauses() -> dict[Key, list[Clause]]:
     """The library's clauses by predicate (parsed once per process)."""
     if not _LIBRARY_CACHE:
-        for rt in PrologReader().read_text(_LIBRARY_TEXT, "<ilpkit library>"):
+        for rt in PrologReader().read_text(_LIBRARY_TEXT + LIST_PREDICATES, "<ilpkit library>"):
             clause = Clause.from_term(rt.term)
             _LIBRARY_CACHE.setdefault(clause.indicator, []).append(clause)
     return _LIBRARY_CACHE

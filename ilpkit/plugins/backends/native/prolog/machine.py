@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Final
 
+from ilpkit.core.aleph_library import RandomStream
 from ilpkit.core.timelimit import stop_requested
 from ilpkit.errors import ResourceLimitExceeded
 from ilpkit.plugins.backends.native.prolog.builtins_core import Cont
@@ -102,6 +103,7 @@ class _Machine:
         "mem_limit",
         "mem_pending",
         "query",
+        "random",
         "step_limit",
         "steps",
         "trail",
@@ -111,6 +113,8 @@ class _Machine:
     def __init__(self, eng: ResolutionEngine, query: Callable[[], str]) -> None:
         self.eng = eng
         self.query = query  # the query as text, computed only for messages
+        self.random: RandomStream | None = None
+        """The query's ``aleph_random/1`` draws (started at the first)."""
         self.trail: list[Ref] = []
         self.cps: list[list[Any]] = []
         self.steps = 0
