@@ -8,7 +8,8 @@ four PU classifiers with ``ilpkit cv``'s PU labeling (train folds relabeled, tes
 * ``true-c``:   TILDE, probabilities divided by the true c;
 * ``c=1``:      TILDE, unlabeled examples taken as negative, no adjustment;
 * ``posonly``:  Aleph-style covering (``theory``, topdown) with Muggleton's positive-only
-                score, unlabeled examples as the random sample, at least 2 positives a rule.
+                score over the unlabeled examples as the random sample (scorer
+                ``posonly-unlabeled``), at least 2 positives a rule.
 
 It prints F1 (mean over folds and labelings) per task, c and classifier, TIcER's mean absolute
 error of c, and writes Figure 1 (F1 vs c) and Figure 2 (|c_hat - c| vs c) as PNGs.  Runs are
@@ -41,7 +42,7 @@ CLASSIFIERS: dict[str, dict[str, Any]] = {
     "posonly": {
         "learner": "theory",
         "search": "topdown",
-        "scorer": "posonly",
+        "scorer": "posonly-unlabeled",
         "options": {"learner": {"unlabeled": "negative", "max_rules": 10}},
         "settings": {"noise": 1_000_000, "minpos": 2, "minacc": 0.0, "nodes": 1000},
     },

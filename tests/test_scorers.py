@@ -37,6 +37,7 @@ ALL = [
     "laplace",
     "mestimate",
     "posonly",
+    "posonly-unlabeled",
     "pr",
     "precision",
     "recall",
@@ -61,7 +62,9 @@ EXPECTED = {
     "foil_gain": 6 * (math.log2(6 / 8) - math.log2(10 / 40)),  # parent: (P, N)
     "aurpc": AURPC_C,
     "auroc": 6 / 10 - 2 / 30,
-    "posonly": 6 * math.log((30 + 2) / (2 + 1)) - 3,  # TP ln((N+2)/(FP+1)) - L
+    # Aleph's posonly, N the random sample: ln P - ln((R'+1)/(|R|+2)) - L/P
+    "posonly": math.log(6) - math.log((2 + 1) / (30 + 2)) - 3 / 6,
+    "posonly-unlabeled": 6 * math.log((30 + 2) / (2 + 1)) - 3,  # TP ln((N+2)/(FP+1)) - L
 }
 
 

@@ -308,21 +308,21 @@ def test_same_tree_on_native_and_swi(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# posonly (Muggleton 1996) for the theory learner
+# posonly-unlabeled (Muggleton 1996 over the unlabeled examples) for the theory learner
 # --------------------------------------------------------------------------------------------
 
 
-def test_posonly_score_by_hand() -> None:
+def test_posonly_unlabeled_score_by_hand() -> None:
     from ilpkit.core.coverage import Counts
 
-    scorer = get_plugin_manager().make("scorer", "posonly")
+    scorer = get_plugin_manager().make("scorer", "posonly-unlabeled")
     # TP=10, FP=4 of N=98 random examples, L=3: 10*ln(100/5) - 3 = 10*2.995732 - 3
     assert scorer.score(Counts(10, 4, 20, 98), 3) == pytest.approx(26.957323, abs=1e-6)
     # covering fewer random examples is better at equal TP and length
     assert scorer.score(Counts(10, 1, 20, 98), 3) > scorer.score(Counts(10, 4, 20, 98), 3)
 
 
-def test_theory_with_posonly_learns_the_marked_concept_from_pu_data(tmp_path: Path) -> None:
+def test_theory_with_posonly_unlabeled_learns_the_marked_concept(tmp_path: Path) -> None:
     task = load_task(write_pu_data(tmp_path / "pu", 200, 200))
     pu = pu_version(task, 0.5, seed=3)
     assert not np.any(pu.examples.labels == NEG)
@@ -335,7 +335,7 @@ def test_theory_with_posonly_learns_the_marked_concept_from_pu_data(tmp_path: Pa
     ctx = LearnContext(
         backend=backend,
         make_search=lambda: manager.make("search", "topdown"),
-        scorer=manager.make("scorer", "posonly"),
+        scorer=manager.make("scorer", "posonly-unlabeled"),
         settings=pu.bias.settings,
         seed=0,
     )

@@ -134,7 +134,7 @@ UNUSED_SETTINGS: frozenset[str] = frozenset(
         "minposfrac", "m", "openlist", "lookahead", "mingain", "moves", "tries",
         "rls_type", "rrr_cutoff", "max_restarts", "refine", "newvars", "language", "splitvars",
         "resample", "samplesize", "subsample", "subsamplesize", "uniform_sample", "good",
-        "goodfile", "gsamplesize", "typeoverlap", "confidence", "condition", "proof_strategy",
+        "goodfile", "typeoverlap", "confidence", "condition", "proof_strategy",
         "prooftime", "searchtime", "lazy_on_contradiction", "lazy_on_cost", "lazy_negs",
         "updateback", "skolemvars", "construct_bottom", "check_useless", "optimise_clauses",
         "permute_bottom", "store_bottom", "nreduce_bottom", "caching", "threads",
@@ -148,7 +148,8 @@ UNUSED_SETTINGS: frozenset[str] = frozenset(
 """Aleph settings ilpkit knows but never reads (``m`` and ``openlist`` are the options
 ``scorer.m`` and ``search.openlist``; ``prooftime`` is ``backend.timeout``).  ``depth``
 bounds the proofs of recursive clauses only; elsewhere it is unused too (``backend.
-step_limit`` bounds proofs): :func:`unused_settings` adds it then."""
+step_limit`` bounds proofs): :func:`unused_settings` adds it then, and ``gsamplesize``
+(the random examples of evalfn ``posonly``) for a learner that generates none."""
 
 
 QUIET_SETTINGS: frozenset[str] = frozenset({"verbosity", "print"})
@@ -157,13 +158,19 @@ QUIET_SETTINGS: frozenset[str] = frozenset({"verbosity", "print"})
 
 
 def unused_settings(
-    task: Task, *, takes_search: bool = True, takes_scorer: bool = True, recursion: bool = True
+    task: Task,
+    *,
+    takes_search: bool = True,
+    takes_scorer: bool = True,
+    recursion: bool = True,
+    random_examples: bool = True,
 ) -> list[str]:
     """The settings ``task`` sets that change nothing: those ilpkit never reads, and
     ``search``/``evalfn`` for a learner that runs its own search/scorer. ``depth`` bounds
     the proofs of recursive clauses (:mod:`ilpkit.core.recursion`): it is used when the
     determinations allow the target in its own bodies and ``recursion`` (the learner
-    learns recursive clauses)."""
+    learns recursive clauses). ``gsamplesize`` is used by a learner that generates
+    ``random_examples`` (for evalfn ``posonly``)."""
     from ilpkit.core.recursion import recursive_bias  # numpy: not at the CLI's start-up
 
     unused = set(UNUSED_SETTINGS)
@@ -172,6 +179,8 @@ def unused_settings(
     }  # mode/2 makes every mode a modeh: the examples' predicates are the targets
     if not (recursion and any(recursive_bias(task.bias, t) for t in targets)):
         unused.add("depth")
+    if not (random_examples and takes_scorer):
+        unused.add("gsamplesize")
     if not takes_search:
         unused.add("search")
     if not takes_scorer:
@@ -181,17 +190,19 @@ def unused_settings(
 
 def unused_settings_warning(task: Task, learner: str | None = None) -> str | None:
     """``set but not used by learner X: ...`` (``by ilpkit`` without a learner), or None."""
-    takes_search = takes_scorer = True
+    takes_search = takes_scorer = random_examples = True
     if learner is not None:
         from ilpkit.core.learner import learner_capabilities
 
         caps = learner_capabilities(learner)
         takes_search, takes_scorer = caps.takes_search, caps.takes_scorer
+        random_examples = caps.random_examples
     names = unused_settings(
         task,
         takes_search=takes_search,
         takes_scorer=takes_scorer,
         recursion=learner is None or learner == "aleph",
+        random_examples=random_examples,
     )
     if learner is not None:  # Aleph's trace volume: ilpkit has --quiet; data check lists it
         names = [n for n in names if n not in QUIET_SETTINGS]

@@ -196,6 +196,10 @@ class LearnerCapabilities:
     splits_trees: bool = False
     """It grows classification trees with its own split heuristic, so the data's Aleph
     ``evalfn=entropy``/``gini`` (tree evalfns) ask for no scorer of it."""
+    random_examples: bool = False
+    """It generates the random examples a scorer with ``random_examples`` (Aleph's
+    ``posonly``) counts in place of the negatives (:mod:`ilpkit.core.random_examples`);
+    such a scorer is refused for a learner without it."""
     aleph_hooks: frozenset[tuple[str, int]] = frozenset()
     """Aleph's hooks in the data (``prune/1``, ``false/0``) its clause searches honour, with
     a search that does (``honours_aleph_hooks``); a run that would not honour one the data

@@ -38,12 +38,22 @@ class Scorer(Protocol):
     ``needs_parent`` and treats ``None`` as the most general clause, whose counts are
     (P, N). A scorer with ``needs_path`` scores a whole search path (:class:`PathScorer`).
 
-    Subclass this protocol explicitly to inherit the ``False`` defaults of the two flags.
+    A scorer with ``random_examples`` (Aleph's ``posonly``) reads the counts' negatives as
+    random examples of the target generated from the head mode's types
+    (:mod:`ilpkit.core.random_examples`): a learner that honours it (declared by
+    ``LearnerCapabilities.random_examples``) generates ``gsamplesize`` of them once per fit,
+    counts them in place of the negatives, which it ignores, and applies no ``noise`` or
+    ``minacc`` to them. Such a scorer may also define ``label_score(counts, clause_length)``,
+    its value for a clause held before a search (Aleph's start label), where that differs
+    from ``score``.
+
+    Subclass this protocol explicitly to inherit the ``False`` defaults of the flags.
     """
 
     name: str
     needs_path: bool = False
     needs_parent: bool = False
+    random_examples: bool = False
 
     def score(self, counts: Counts, clause_length: int, parent: Counts | None = None) -> float:
         """The score of a clause with ``counts`` and ``clause_length`` literals."""

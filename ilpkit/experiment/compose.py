@@ -75,6 +75,7 @@ EVALFN_SCORERS: Final[Mapping[str, str]] = {
     "recall": "recall",
     "f": "f1",
     "wracc": "wracc",
+    "posonly": "posonly",  # random examples from the types: learners theory and aleph
 }
 """Aleph's ``evalfn`` setting -> ilpkit's scorer, used when no scorer is named."""
 
@@ -93,9 +94,6 @@ EVALFN_REASONS: Final[Mapping[str, str]] = {
     "regression trees or numeric targets (its trees, --learner tilde, classify)",
     "user": "Aleph's user-defined cost/3; ilpkit runs no cost/3 from the data (write a "
     "scorer plugin: docs/plugins.md)",
-    "posonly": "Aleph's posonly scores with random examples generated from the types "
-    "(gsamplesize), which ilpkit does not generate; ilpkit's posonly scorer is another "
-    "formula over unlabeled examples",
     "pbayes": "Aleph's pseudo-Bayes conditional probability, which ilpkit does not implement",
 }
 """Why an Aleph ``evalfn`` has no ilpkit scorer, for the error that asks for ``--scorer``."""
@@ -334,6 +332,14 @@ def resolve(
         if kind == "search":
             options = _with_search_defaults(manager, name, options, caps)
         update[kind] = PluginChoice(name=name, options=options)
+    scorer = update["scorer"] if "scorer" in update else config.plugin("scorer")
+    if caps.takes_scorer and not caps.random_examples and _random_examples(manager, scorer):
+        makers = " or ".join(_random_example_learners(manager))
+        raise ConfigError(
+            f"{where}: scorer {scorer.name!r} scores clauses on random examples generated from "
+            f"the head mode's types (Aleph's evalfn posonly), which learner {learner.name!r} "
+            f"does not generate; use learner {makers}, or another scorer"
+        )
     combiner = config.plugin("combiner")
     if combiner.name != AUTO and not caps.takes_combiner:
         pool_learners = ", ".join(
@@ -362,6 +368,26 @@ def resolve(
     if not update:
         return config
     return cast(C, config.model_copy(update=update))
+
+
+def _random_example_learners(manager: PluginManager) -> list[str]:
+    """The registered learners that generate random examples (for messages)."""
+
+    def generates(name: str) -> bool:
+        try:
+            return learner_capabilities(name, None, manager).random_examples
+        except Exception:  # a learner that cannot be loaded is not named (messages only)
+            return False
+
+    return [name for name in manager.names("learner") if generates(name)]
+
+
+def _random_examples(manager: PluginManager, scorer: PluginChoice) -> bool:
+    """Whether ``scorer`` counts random examples in place of negatives (Aleph's posonly)."""
+    if scorer.name == AUTO:
+        return False
+    made = manager.make("scorer", scorer.name, dict(scorer.options))
+    return bool(getattr(made, "random_examples", False))
 
 
 def _with_search_defaults(

@@ -43,6 +43,9 @@ DEFERRED: Final[tuple[DeferredSpec, ...]] = (
     DeferredSpec("scorer", "aurpc", "ilpkit.plugins.scorers.ranking", "SPECS"),
     DeferredSpec("scorer", "auroc", "ilpkit.plugins.scorers.ranking", "SPECS"),
     DeferredSpec("scorer", "posonly", "ilpkit.plugins.scorers.posonly", "SPECS"),
+    DeferredSpec(
+        "scorer", "posonly-unlabeled", "ilpkit.plugins.scorers.posonly_unlabeled", "SPECS"
+    ),
     DeferredSpec("search", "topdown", "ilpkit.plugins.search.topdown", "SPECS"),
     DeferredSpec("search", "bf", "ilpkit.plugins.search.topdown", "SPECS"),
     DeferredSpec("search", "hillclimb", "ilpkit.plugins.search.hillclimb", "SPEC"),

@@ -19,12 +19,18 @@ recursion`) and ``lazy_evaluation`` computes the constants of ``lazy_evaluate/1`
 from the examples (:mod:`ilpkit.core.lazy`), as Aleph does; both are on for ``aleph``.
 
 Clause scores during each search count the positives not yet covered and all negatives, as
-Aleph does.  The model's score for an example is the number of its rules that cover it, so
+Aleph does. With a scorer that counts random examples instead (Aleph's ``posonly``,
+:mod:`ilpkit.core.random_examples`), ``gsamplesize`` of them are drawn once per fit and take
+the negatives' place: the negatives are not used, no ``noise``/``minacc`` bounds the random
+examples covered, those a rule covers are set aside with its positives (the sample's size
+stays its size), a clause with an empty body may enter the theory, and no search ends early.
+The model's score for an example is the number of its rules that cover it, so
 thresholds 1, 2, ... give a PR curve; ``max_rules`` is the dissertation's "first C rules" cut.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -49,9 +55,11 @@ from ilpkit.core.learner import (
 )
 from ilpkit.core.limits import coverage_within_limits, note_dropped
 from ilpkit.core.plugins import PluginSpec
+from ilpkit.core.random_examples import RandomSample
 from ilpkit.core.recursion import ExampleOracle, RecursiveCoverage, recursive_bias, theory_backend
 from ilpkit.core.search import Acceptance, Evaluated, SearchContext, time_is_up
 from ilpkit.core.task import NEG, POS, Task
+from ilpkit.errors import ConfigError
 from ilpkit.prolog.terms import Clause, Term, indicator
 
 
@@ -75,7 +83,8 @@ class TheoryOptions(BaseModel):
     unlabeled: Literal["ignore", "negative"] = Field(
         default="ignore",
         description="Unlabeled examples (PU data): ignored, or counted as negatives (the "
-        "random sample of the 'posonly' scorer; the 'unlabeled as negative' baseline).",
+        "random sample of the 'posonly-unlabeled' scorer; the 'unlabeled as negative' "
+        "baseline).",
     )
     seed_without_rule: Literal["set_aside", "fact"] = Field(
         default="set_aside",
@@ -98,7 +107,7 @@ class TheoryOptions(BaseModel):
     stop_when_all_covered: bool = Field(
         default=False,
         description="End a search as soon as its best clause covers every "
-        "training positive (Aleph's discontinue_search; not with explore or the posonly "
+        "training positive (Aleph's discontinue_search; not with explore or a posonly "
         "scorer, as in Aleph).",
     )
     recursion: bool = Field(
@@ -205,7 +214,7 @@ class TheoryModel:
 
 class TheoryLearner:
     name = "theory"
-    capabilities = LearnerCapabilities(aleph_hooks=SEARCH_HOOKS)
+    capabilities = LearnerCapabilities(aleph_hooks=SEARCH_HOOKS, random_examples=True)
 
     def __init__(self, options: TheoryOptions | None = None) -> None:
         self.options = options if options is not None else TheoryOptions()
@@ -216,18 +225,47 @@ class TheoryLearner:
     def fit(self, task: Task, ctx: LearnContext) -> TheoryModel:
         if self.options.unlabeled == "negative":
             task = unlabeled_as_negative(task)
-        settings = ctx.settings
         train = ctx.train(task)
+        if not getattr(ctx.scorer, "random_examples", False):
+            return self._fit(task, ctx, train, None)
+        # Aleph's posonly: a random sample of the target, drawn once from the head mode's
+        # types, is counted in place of the negatives, on the run's own backend
+        targets = {
+            indicator(task.examples.atoms[int(i)]) for i in train if task.examples.labels[i] == POS
+        }
+        if len(targets) != 1:
+            raise ConfigError(
+                f"scorer {ctx.scorer.name} draws random examples of one target predicate, "
+                f"and the training positives are of {len(targets)}; use another scorer"
+            )
+        size = int(ctx.settings["gsamplesize"])
+        with RandomSample(
+            task, ctx.backend, size, ctx.rng("random-examples"), targets.pop()
+        ) as sample:
+            return self._fit(sample.task, ctx, train, sample)
+
+    def _fit(
+        self,
+        task: Task,
+        ctx: LearnContext,
+        train: npt.NDArray[np.int64],
+        sample: RandomSample | None,
+    ) -> TheoryModel:
+        """The covering loop; with ``sample``, its examples stand for the negatives (which
+        are not used), no ``noise``/``minacc`` applies to them and those a rule covers are
+        set aside with the positives it covers (Aleph's posonly)."""
+        settings = ctx.settings
         labels = task.examples.labels
         positives = train[labels[train] == POS]
-        negatives = train[labels[train] == NEG]
+        negatives = train[labels[train] == NEG] if sample is None else sample.ids
         n = len(task.examples)
         remaining = set(int(i) for i in positives)
+        counted = set(int(i) for i in negatives)  # the sample's |R| never shrinks
         order_rng = ctx.rng("theory-seeds")
         acceptance = Acceptance(
             minpos=float(settings["minpos"]),
-            minacc=float(settings["minacc"]),
-            noise=float(settings["noise"]),
+            minacc=float(settings["minacc"]) if sample is None else 0.0,
+            noise=float(settings["noise"]) if sample is None else math.inf,
             minscore=float(settings["minscore"]),
         )
         clauses: list[Clause] = []
@@ -240,6 +278,7 @@ class TheoryLearner:
         lazy = declared(task, "lazy_evaluate") if self.options.lazy_evaluation else frozenset()
         positive_only = declared(task, "positive_only")
         negative_ids = sorted(int(i) for i in negatives)
+        left = set(negative_ids)  # the negatives (random examples) no rule covers yet
         no_head_mode: set[str] = set()
         hooks = HookGate.of(ctx.backend, task)  # Aleph's prune/1 and false/0, if any
         tune_positives = _tune_positives(task, ctx, train, self.options.min_tune_pos)
@@ -247,7 +286,8 @@ class TheoryLearner:
         if (
             self.options.stop_when_all_covered
             and not bool(settings["explore"])
-            and getattr(ctx.scorer, "name", "") != "posonly"
+            and sample is None
+            and getattr(ctx.scorer, "name", "") != "posonly-unlabeled"
         ):
             stop_at_tp = float(task.examples.weights[positives].sum())
         while (
@@ -266,9 +306,9 @@ class TheoryLearner:
                 remaining.discard(seed)
                 uncovered += 1
                 no_head_mode.add("/".join(map(str, indicator(seed_atom))))
-                active = np.array(sorted(remaining | {seed} | set(negative_ids)), dtype=np.int64)
+                active = np.array(sorted(remaining | {seed} | counted), dtype=np.int64)
                 counts = subset_weighting(task, active).counts(np.array([seed], dtype=np.int64))
-                if acceptance.ok(counts, ctx.scorer.score(counts, 2)):
+                if acceptance.ok(counts, label_score(ctx.scorer, counts, 2)):
                     clauses.append(Clause(seed_atom))
                     found_after.append(evaluated)
                 continue
@@ -302,12 +342,13 @@ class TheoryLearner:
                     lazy,
                     positive_only,
                 )
-            active = np.array(sorted(remaining | set(int(i) for i in negatives)), dtype=np.int64)
+            active = np.array(sorted(remaining | left), dtype=np.int64)
+            weighted = np.array(sorted(remaining | counted), dtype=np.int64)
             search_ctx = _TuneCheckedSearch(
                 bottom=bottom,
                 backend=RecursiveCoverage(ctx.backend, clauses) if recursive else ctx.backend,
                 scorer=ctx.scorer,
-                weighting=subset_weighting(task, active),
+                weighting=subset_weighting(task, weighted),
                 budget=int(settings["nodes"]),
                 rng=ctx.rng("theory-search", searches),
                 clauselength=int(settings["clauselength"]),
@@ -327,7 +368,7 @@ class TheoryLearner:
             evaluated += search_ctx.evaluated
             if best is not None and best.score <= search_ctx.incumbent:
                 best = None  # a search that does not take the incumbent into account
-            if best is None or (not best.body and not _allow_empty(best)):
+            if best is None or (not best.body and sample is None and not _allow_empty(best)):
                 remaining.discard(seed)
                 uncovered += 1
                 if self.options.seed_without_rule == "fact" and _fact_allowed(search_ctx, seed):
@@ -348,7 +389,15 @@ class TheoryLearner:
             # not cover the seed under the background's evaluation (numbers/guess: seed p(3),
             # clause p(A) :- gteq(A,9)); an uncovered seed stays and seeds a later search.
             remaining -= covered
+            if sample is not None:
+                left -= set(best.coverage.tolist())
         rules = rule_stats(task, theory_backend(ctx.backend, clauses), clauses, train)
+        if sample is not None:
+            among = Coverage(sample.ids, n, trusted=True)
+            random_covered = [
+                len(coverage_within_limits(theory_backend(ctx.backend, clauses), c, among))
+                for c in clauses
+            ]
         return TheoryModel(
             rules,
             target=task.target_name,
@@ -357,6 +406,11 @@ class TheoryLearner:
             info={
                 "searches": searches,
                 "seed": ctx.seed,
+                **(
+                    {"random_examples": len(sample.ids), "random_covered": random_covered}
+                    if sample is not None
+                    else {}
+                ),
                 **({DEGENERATE: [_no_modeh_note(no_head_mode)]} if no_head_mode else {}),
             },
             found_after=found_after,
@@ -412,7 +466,16 @@ def seed_score(search: SearchContext, seed: int) -> float:
     """The score of the seed kept as a ground fact: Aleph's start label ``[1, 0, 2, F]`` --
     the seed's own weight as the only positive, no negative, and the length of a clause with
     one body literal (``get_start_label``, as its trace prints ``[best label so far]``)."""
-    return search.scorer.score(_seed_counts(search, seed), 2)
+    return label_score(search.scorer, _seed_counts(search, seed), 2)
+
+
+def label_score(scorer: Any, counts: Counts, clause_length: int) -> float:
+    """``scorer``'s value for a clause held before a search: its ``label_score`` where it
+    has one (Aleph's posonly charges its start label one literal more), else its score."""
+    own = getattr(scorer, "label_score", None)
+    if own is not None:
+        return float(own(counts, clause_length))
+    return float(scorer.score(counts, clause_length))
 
 
 def _seed_counts(search: SearchContext, seed: int) -> Counts:
@@ -505,7 +568,7 @@ class AlephInduceLearner(TheoryLearner):
 
     name = "aleph"
     capabilities = LearnerCapabilities(
-        search_defaults={"operator": "aleph"}, aleph_hooks=SEARCH_HOOKS
+        search_defaults={"operator": "aleph"}, aleph_hooks=SEARCH_HOOKS, random_examples=True
     )
 
 

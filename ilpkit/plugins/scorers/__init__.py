@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ilpkit.core.plugins import PluginSpec
-from ilpkit.plugins.scorers import aleph, foil, posonly, ranking, rates
+from ilpkit.plugins.scorers import aleph, foil, posonly, posonly_unlabeled, ranking, rates
 
 SPECS: list[PluginSpec[Any]] = [
     *aleph.SPECS,
@@ -18,6 +18,7 @@ SPECS: list[PluginSpec[Any]] = [
     *foil.SPECS,
     *ranking.SPECS,
     *posonly.SPECS,
+    *posonly_unlabeled.SPECS,
 ]
 """Every built-in scorer's spec, registered by :mod:`ilpkit.plugins.builtin`."""
 

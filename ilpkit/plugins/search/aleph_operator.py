@@ -31,9 +31,11 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ilpkit.core.coverage import Counts
 from ilpkit.core.search import BudgetExhausted, Evaluated, SearchContext
 from ilpkit.prolog.terms import indicator
 
@@ -92,7 +94,17 @@ def run_aleph_operator(search: TopDown, ctx: SearchContext) -> Evaluated | None:
 
     def beats(e: Evaluated) -> bool:
         floor = best.score if best is not None else ctx.incumbent
-        return ctx.acceptable(e) and e.score > floor
+        return ctx.acceptable(e) and e.score > floor and labelled(e, floor)
+
+    def labelled(e: Evaluated, floor: float) -> bool:
+        # Aleph's pos_ok: without explore, a clause whose bound (its positives, no
+        # negatives, one more literal) does not beat the best gets no label at all, so it
+        # cannot become the best either -- though, for a score charging length per
+        # positive (posonly), its own score may (posonly/animals: habitat(A,water))
+        if ctx.explore or not search.options.prune_by_bound or floor == -math.inf:
+            return True
+        c = e.counts
+        return ctx.scorer.score(Counts(c.tp, 0.0, c.p, c.n), ctx.length(e.body) + 1) > floor
 
     def keep(e: Evaluated) -> bool:
         return (
@@ -122,7 +134,9 @@ def run_aleph_operator(search: TopDown, ctx: SearchContext) -> Evaluated | None:
             assert item is not None
             e = item.unpack() if isinstance(item, _Waiting) else item
             node.item = None  # only its last literal is needed from now on (as a sibling)
-            if search._hopeless(e, best, ctx):
+            # Aleph prunes its open list after an expansion that found a new best; the
+            # most general clause, made best before any expansion, is still expanded
+            if node.path and search._hopeless(e, best, ctx):
                 continue
             own, own_set = deps.of(node.last)
             taken = set(node.path)
