@@ -107,6 +107,12 @@ def test_unsupported_aleph_features_are_refused_with_what_ilpkit_offers(tmp_path
     result = CliRunner().invoke(app, ["learn", str(folder)])
     assert result.exit_code == 2, result.output
     assert "g.b:4:1: Aleph's abduction (abducible/1) is not supported by ilpkit" in result.output
+    # data check says so too, before anyone runs learn (the directive alone is listed as
+    # uninterpreted)
+    result = CliRunner().invoke(app, ["data", "check", str(folder)])
+    assert result.exit_code == 0, result.output
+    assert "warning: learn and cv refuse this data (exit 2):" in result.stderr
+    assert "g.b:4:1: Aleph's abduction (abducible/1) is not supported by ilpkit" in result.stderr
     (folder / "g.b").write_text(
         (folder / "g.b").read_text().replace(":- abducible(parent/2).\n", "")
     )

@@ -221,7 +221,7 @@ def learned_with_seed(engine: str, path: str, seed: int) -> list[str]:  # noqa: 
         # (seed p(5), a query of its own: the same first draw) has [[5],[3,1]]: index 0,
         # T = 5, a clause covering only its seed, which (as in Aleph's induce) does not beat
         # the seed itself: the fact p(5)
-        (7, ["p(A) :- above(A,7).", "p(5)."]),
+        pytest.param(7, ["p(A) :- above(A,7).", "p(5)."], marks=pytest.mark.heavy),
     ],
 )
 def test_a_lazy_constant_drawn_from_the_run_seed(

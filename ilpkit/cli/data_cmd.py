@@ -90,6 +90,7 @@ def _check_bias(task: Any, seed_example: int | None, max_bottom: int) -> None:
     from ilpkit.core.bias_check import (
         bias_warnings,
         bottom_size_warning,
+        unsupported_features,
         unused_settings_warning,
     )
     from ilpkit.errors import ConfigError
@@ -103,6 +104,9 @@ def _check_bias(task: Any, seed_example: int | None, max_bottom: int) -> None:
     hooks = aleph_hooks.summary(task, honourers=hook_honourers())
     if hooks is not None:
         typer.echo(f"warning: {hooks}", err=True)
+    refused = unsupported_features(task)  # abduction, induce_modes, ...: learn exits 2
+    if refused is not None:
+        typer.echo(f"warning: learn and cv refuse this data (exit 2):\n{refused}", err=True)
     if seed_example is None:
         return
     if not 0 <= seed_example < len(task.examples):
