@@ -207,7 +207,7 @@ def test_alephs_tree_and_regression_evalfns_are_mapped_or_refused_with_a_reason(
 ) -> None:
     # set(evalfn, mse) is legal Aleph (regression trees): it loads, and a clause learner
     # refuses it naming what ilpkit offers; entropy and gini (Aleph's classification trees)
-    # run --learner tilde, whose own split heuristic takes their place.
+    # run --learner aleph-tree (Aleph's trees) or tilde (its own split heuristic).
     (tmp_path / "x.b").write_text(
         ":- modeh(1, p(+t)).\n:- modeb(1, q(+t)).\n:- determination(p/1, q/1).\n"
         ":- set(evalfn, mse).\nq(a).\n"
@@ -220,7 +220,8 @@ def test_alephs_tree_and_regression_evalfns_are_mapped_or_refused_with_a_reason(
         resolve(run_config("x"), task, manager=manager)
     for evalfn in ("entropy", "gini"):
         task.bias.settings.set_value("evalfn", evalfn)
-        with pytest.raises(ConfigError, match=rf"evalfn={evalfn}.*--learner tilde"):
+        with pytest.raises(ConfigError, match=rf"evalfn={evalfn}.*--learner aleph-tree"):
             resolve(run_config("x"), task, manager=manager)
-        tilde = resolve(run_config("x", learner="tilde"), task, manager=manager)
-        assert tilde.learner.name == "tilde"
+        for learner in ("aleph-tree", "tilde"):
+            tree = resolve(run_config("x", learner=learner), task, manager=manager)
+            assert tree.learner.name == learner

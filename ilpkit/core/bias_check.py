@@ -101,7 +101,9 @@ def bias_warnings(task: Task) -> list[str]:
                 "a + input linked to the head"
             )
         bound = {p.type for m in usable for p in m.outputs()}
-        for lacking in sorted({p.type for p in head.outputs()} - bound):
+        dependent = int(bias.settings["dependent"])  # a tree's class: predicted, not bound
+        predicted = {p.type for p in head.outputs() if p.path == (dependent - 1,)}
+        for lacking in sorted({p.type for p in head.outputs()} - bound - predicted):
             out.append(
                 f"{_where(head)}the head {head} has a - output of type {lacking} that no body "
                 f"literal can bind (no usable body mode of {name} has a - output of that "
@@ -131,15 +133,15 @@ def bottom_size_warning(
 UNUSED_SETTINGS: frozenset[str] = frozenset(
     {
         # search and evaluation
-        "minposfrac", "m", "openlist", "lookahead", "mingain", "moves", "tries",
-        "rls_type", "rrr_cutoff", "max_restarts", "refine", "newvars", "language", "splitvars",
+        "minposfrac", "m", "openlist", "moves", "tries",
+        "rls_type", "rrr_cutoff", "max_restarts", "refine", "newvars", "splitvars",
         "resample", "samplesize", "subsample", "subsamplesize", "uniform_sample", "good",
-        "goodfile", "typeoverlap", "confidence", "condition", "proof_strategy",
+        "goodfile", "typeoverlap", "condition", "proof_strategy",
         "prooftime", "searchtime", "lazy_on_contradiction", "lazy_on_cost", "lazy_negs",
         "updateback", "skolemvars", "construct_bottom", "check_useless", "optimise_clauses",
         "permute_bottom", "store_bottom", "nreduce_bottom", "caching", "threads",
-        # features and trees
-        "max_features", "tree_type", "classes", "prune_tree", "dependent",
+        # features
+        "max_features",
         # interaction and output
         "interactive", "verbosity", "print", "record", "recordfile", "portray_examples",
         "portray_hypothesis", "portray_literals", "portray_search",
@@ -150,6 +152,14 @@ UNUSED_SETTINGS: frozenset[str] = frozenset(
 bounds the proofs of recursive clauses only; elsewhere it is unused too (``backend.
 step_limit`` bounds proofs): :func:`unused_settings` adds it then, and ``gsamplesize``
 (the random examples of evalfn ``posonly``) for a learner that generates none."""
+
+
+LEARNER_SETTINGS: frozenset[str] = frozenset(
+    {"tree_type", "classes", "prune_tree", "dependent", "confidence", "mingain", "lookahead"}
+    | {"language"}
+)
+"""Aleph settings only some learners read (Aleph's trees: ``aleph-tree``), each declaring
+them in its capabilities' ``reads_settings``; they are unused for any other learner."""
 
 
 QUIET_SETTINGS: frozenset[str] = frozenset({"verbosity", "print"})
@@ -164,13 +174,15 @@ def unused_settings(
     takes_scorer: bool = True,
     recursion: bool = True,
     random_examples: bool = True,
+    reads: frozenset[str] | None = None,
 ) -> list[str]:
     """The settings ``task`` sets that change nothing: those ilpkit never reads, and
     ``search``/``evalfn`` for a learner that runs its own search/scorer. ``depth`` bounds
     the proofs of recursive clauses (:mod:`ilpkit.core.recursion`): it is used when the
     determinations allow the target in its own bodies and ``recursion`` (the learner
     learns recursive clauses). ``gsamplesize`` is used by a learner that generates
-    ``random_examples`` (for evalfn ``posonly``)."""
+    ``random_examples`` (for evalfn ``posonly``). ``reads`` (a learner's run) are the
+    :data:`LEARNER_SETTINGS` the learner acts on; the rest of them are unused by it."""
     from ilpkit.core.recursion import recursive_bias  # numpy: not at the CLI's start-up
 
     unused = set(UNUSED_SETTINGS)
@@ -185,24 +197,30 @@ def unused_settings(
         unused.add("search")
     if not takes_scorer:
         unused.add("evalfn")
+    if reads is not None:  # a learner's run: the settings of other learners go unused
+        unused |= LEARNER_SETTINGS - reads
+        unused -= reads
     return sorted(name for name in task.bias.settings.explicit if name in unused)
 
 
 def unused_settings_warning(task: Task, learner: str | None = None) -> str | None:
     """``set but not used by learner X: ...`` (``by ilpkit`` without a learner), or None."""
     takes_search = takes_scorer = random_examples = True
+    reads: frozenset[str] = frozenset()
     if learner is not None:
         from ilpkit.core.learner import learner_capabilities
 
         caps = learner_capabilities(learner)
         takes_search, takes_scorer = caps.takes_search, caps.takes_scorer
         random_examples = caps.random_examples
+        reads = caps.reads_settings
     names = unused_settings(
         task,
         takes_search=takes_search,
         takes_scorer=takes_scorer,
         recursion=learner is None or learner == "aleph",
         random_examples=random_examples,
+        reads=reads if learner is not None else None,
     )
     if learner is not None:  # Aleph's trace volume: ilpkit has --quiet; data check lists it
         names = [n for n in names if n not in QUIET_SETTINGS]

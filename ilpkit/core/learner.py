@@ -207,6 +207,11 @@ class LearnerCapabilities:
     quick_options: Mapping[str, Any] = field(default_factory=dict)
     """Options for a small, fast fit (few seeds, members or rounds), used by
     :func:`ilpkit.testing.check_learner`."""
+    reads_settings: frozenset[str] = frozenset()
+    """Aleph settings it acts on beyond those every learner shares: those of
+    :data:`ilpkit.core.bias_check.LEARNER_SETTINGS` (the tree settings of
+    ``aleph-tree``), and ``evalfn`` when it reads that without taking a scorer; the others
+    of LEARNER_SETTINGS are reported as set but not used by it."""
 
 
 DEFAULT_CAPABILITIES = LearnerCapabilities()

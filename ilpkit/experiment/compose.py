@@ -80,14 +80,15 @@ EVALFN_SCORERS: Final[Mapping[str, str]] = {
 """Aleph's ``evalfn`` setting -> ilpkit's scorer, used when no scorer is named."""
 
 TREE_EVALFNS: Final = frozenset({"entropy", "gini"})
-"""Aleph's evalfns of classification trees (``induce_tree``): ``--learner tilde`` runs them
-(its own split heuristic, information gain, in their place)."""
+"""Aleph's evalfns of classification trees (``induce_tree``): ``--learner aleph-tree`` grows
+Aleph's trees with them; ``--learner tilde`` runs in their place with its own split
+heuristic (information gain)."""
 
 EVALFN_REASONS: Final[Mapping[str, str]] = {
-    "entropy": "Aleph's split measure for classification trees (induce_tree); ilpkit's "
-    "trees are --learner tilde (information gain)",
-    "gini": "Aleph's split measure for classification trees (induce_tree); ilpkit's trees "
-    "are --learner tilde (information gain)",
+    "entropy": "Aleph's split measure for classification trees (induce_tree): --learner "
+    "aleph-tree grows Aleph's trees",
+    "gini": "Aleph's split measure for classification trees (induce_tree): --learner "
+    "aleph-tree grows Aleph's trees",
     "mse": "Aleph's measure for regression trees (tree_type regression); ilpkit learns no "
     "regression trees or numeric targets (its trees, --learner tilde, classify)",
     "sd": "Aleph's measure for regression trees (tree_type regression); ilpkit learns no "
@@ -266,7 +267,11 @@ def data_default(kind: str, task: Task, caps: LearnerCapabilities | None = None)
                 if kind == "scorer"
                 else ""
             )
-            + (" or --learner tilde" if kind == "scorer" and value in TREE_EVALFNS else "")
+            + (
+                " or --learner aleph-tree (or tilde)"
+                if kind == "scorer" and value in TREE_EVALFNS
+                else ""
+            )
         )
     return table[value]
 

@@ -60,6 +60,7 @@ DEFERRED: Final[tuple[DeferredSpec, ...]] = (
     DeferredSpec("learner", "aleph-ensemble", "ilpkit.plugins.learners.ensembles", "SPEC"),
     DeferredSpec("learner", "single-theory", "ilpkit.plugins.learners.single_theory", "SPEC"),
     DeferredSpec("learner", "tilde", "ilpkit.plugins.learners.tilde", "SPEC"),
+    DeferredSpec("learner", "aleph-tree", "ilpkit.plugins.learners.aleph_tree", "SPEC"),
     DeferredSpec("format", "aleph", "ilpkit.plugins.formats", "SPECS"),
     DeferredSpec("format", "boostsrl", "ilpkit.plugins.formats", "SPECS"),
     DeferredSpec("format", "popper", "ilpkit.plugins.formats", "SPECS"),

@@ -471,10 +471,14 @@ def _column(self: NativeBackend, table: Bindings, arg: Term) -> Ids | None:
 def _engine_literal(
     self: NativeBackend, table: Bindings, lit: Term, force: bool = False
 ) -> Bindings | None:
-    """Answer ``lit`` with the resolution engine, once per distinct bound tuple."""
+    """Answer ``lit`` with the resolution engine, once per distinct bound tuple.
+
+    A negation (``\\+ G``, ``not(G)``) binds nothing: its variables that no earlier literal
+    bound are local to it (``not((humidity(D, H), lteq(H, 70)))``), so it is a yes/no
+    question and they are not asked for."""
     lit_vars = term_vars([lit])
     bound = [v for v in lit_vars if v in table.cols]
-    free = [v for v in lit_vars if v not in table.cols]
+    free = [] if _is_negation(lit) else [v for v in lit_vars if v not in table.cols]
     if bound:
         stacked = np.stack([table.cols[v] for v in bound], axis=1)
         uniq, inverse = np.unique(stacked, axis=0, return_inverse=True)
@@ -499,6 +503,10 @@ def _engine_literal(
         for k, v in enumerate(free):
             cols[v] = values[:, k]
     return Bindings(table.ex[rows], cols)
+
+
+def _is_negation(lit: Term) -> bool:
+    return type(lit) is Struct and lit.name in ("\\+", "not") and len(lit.args) == 1
 
 
 def _solve_memo(self: NativeBackend, goal: Term, free: list[Var]) -> list[tuple[int, ...]]:

@@ -1,0 +1,12 @@
+class(f1,unripe).
+class(f2,unripe).
+class(f3,ripe).
+class(f4,ripe).
+class(f5,ripe).
+class(f6,ripe).
+class(f7,unripe).
+class(f8,ripe).
+class(f9,ripe).
+class(f10,ripe).
+class(f11,unripe).
+class(f12,ripe).

@@ -1,0 +1,15 @@
+class(hen,bird).
+class(duck,bird).
+class(swan,bird).
+class(kiwi,bird).
+class(carp,fish).
+class(pike,fish).
+class(cod,fish).
+class(tuna,fish).
+class(cow,mammal).
+class(horse,mammal).
+class(seal,mammal).
+class(whale,mammal).
+class(otter,mammal).
+class(echidna,mammal).
+class(cow,mammal).
