@@ -277,8 +277,7 @@ class TheoryLearner:
         positive_atoms = [task.examples.atoms[i] for i in sorted(int(i) for i in positives)]
         lazy = declared(task, "lazy_evaluate") if self.options.lazy_evaluation else frozenset()
         positive_only = declared(task, "positive_only")
-        negative_ids = sorted(int(i) for i in negatives)
-        left = set(negative_ids)  # the negatives (random examples) no rule covers yet
+        left = set(int(i) for i in negatives)  # with posonly: the random examples no rule covers
         no_head_mode: set[str] = set()
         hooks = HookGate.of(ctx.backend, task)  # Aleph's prune/1 and false/0, if any
         tune_positives = _tune_positives(task, ctx, train, self.options.min_tune_pos)
@@ -338,7 +337,7 @@ class TheoryLearner:
                     ctx.backend,
                     task.examples.atoms,
                     sorted(remaining),
-                    negative_ids,
+                    sorted(left),  # the negatives; with posonly, the random examples left
                     lazy,
                     positive_only,
                 )
