@@ -41,7 +41,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeVar, get_args, overload
+from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeVar, overload
 
 import pluggy
 from pydantic import BaseModel, ConfigDict, ValidationError
