@@ -2,14 +2,18 @@
 
 For each task (``benchmarks/pu_tasks.py`` builds them), each label frequency c in
 {0.1, 0.3, 0.5, 0.7, 0.9} and ``--labelings`` PU labelings (5 in the paper), cross-validates
-four PU classifiers with ``ilpkit cv``'s PU labeling (train folds relabeled, test folds true):
+PU classifiers with ``ilpkit cv``'s PU labeling (train folds relabeled, test folds true); the
+first four by default (``--classifiers``):
 
 * ``ticer``:    TILDE, probabilities divided by TIcER's estimate of c;
 * ``true-c``:   TILDE, probabilities divided by the true c;
 * ``c=1``:      TILDE, unlabeled examples taken as negative, no adjustment;
 * ``posonly``:  Aleph-style covering (``theory``, topdown) with Muggleton's positive-only
                 score over the unlabeled examples as the random sample (scorer
-                ``posonly-unlabeled``), at least 2 positives a rule.
+                ``posonly-unlabeled``), at least 2 positives a rule;
+* ``aleph-posonly``: the same covering with Aleph's ``evalfn(posonly)`` (scorer ``posonly``):
+                its random sample drawn from the head type's facts, the unlabeled examples
+                ignored, at least 2 positives a rule (the paper's baseline).
 
 It prints F1 (mean over folds and labelings) per task, c and classifier, TIcER's mean absolute
 error of c, and writes Figure 1 (F1 vs c) and Figure 2 (|c_hat - c| vs c) as PNGs.  Runs are
@@ -32,8 +36,19 @@ import numpy as np
 import ilpkit
 
 ROOT = Path(__file__).resolve().parents[1]
-TASKS = {"imdb": 5, "mutagenesis": 5, "uwcse": None, "webkb": None}
-"""Task -> stratified folds (None: the task's own grouped folds)."""
+TASKS = {
+    "imdb": 5,
+    "mutagenesis": 5,
+    "uwcse": None,
+    "webkb": None,
+    "imdb-director": 5,
+    "mutagenesis-inactive": 5,
+    "uwcse-professor": None,
+    "webkb-nonfaculty": None,
+}
+"""Task -> stratified folds (None: the task's own grouped folds); the last four are the first
+four with their classes swapped (the paper labels either class positive)."""
+DEFAULT_TASKS = "imdb,mutagenesis,uwcse,webkb"
 FREQUENCIES = (0.1, 0.3, 0.5, 0.7, 0.9)
 CLASSIFIERS: dict[str, dict[str, Any]] = {
     "ticer": {"learner": "tilde", "options": {"learner": {"c": "ticer"}}},
@@ -46,7 +61,15 @@ CLASSIFIERS: dict[str, dict[str, Any]] = {
         "options": {"learner": {"unlabeled": "negative", "max_rules": 10}},
         "settings": {"noise": 1_000_000, "minpos": 2, "minacc": 0.0, "nodes": 1000},
     },
+    "aleph-posonly": {
+        "learner": "theory",
+        "search": "topdown",
+        "scorer": "posonly",
+        "options": {"learner": {"max_rules": 10}},
+        "settings": {"minpos": 2, "nodes": 1000},
+    },
 }
+DEFAULT_CLASSIFIERS = "ticer,true-c,c=1,posonly"
 
 
 def run_one(
@@ -79,17 +102,25 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=ROOT / "runs" / "pu-data")
     parser.add_argument("--root", type=Path, default=ROOT / "runs" / "pu-exp")
     parser.add_argument("--labelings", type=int, default=5)
-    parser.add_argument("--tasks", default=",".join(TASKS))
+    parser.add_argument("--tasks", default=DEFAULT_TASKS, help=f"any of {','.join(TASKS)}")
+    parser.add_argument(
+        "--classifiers", default=DEFAULT_CLASSIFIERS, help=f"any of {','.join(CLASSIFIERS)}"
+    )
     parser.add_argument("--plots", type=Path, default=None, help="Folder for the two PNGs.")
     args = parser.parse_args()
     tasks = args.tasks.split(",")
+    names = args.classifiers.split(",")
+    unknown = [n for n in tasks if n not in TASKS] + [n for n in names if n not in CLASSIFIERS]
+    if unknown:
+        parser.error(f"unknown task or classifier: {', '.join(unknown)}")
     f1: dict[tuple[str, float, str], tuple[float, float]] = {}
     err: dict[tuple[str, float], tuple[float, float]] = {}
     seconds: dict[str, float] = {}
     for task in tasks:
         started = time.process_time()
         for c in FREQUENCIES:
-            for name, how in CLASSIFIERS.items():
+            for name in names:
+                how = CLASSIFIERS[name]
                 out = args.root / task / f"c{c}" / name
                 results = run_one(args.data, out, task, c, args.labelings, how)
                 values = [u["metrics"]["f1"] for u in results["units"]]
@@ -99,24 +130,27 @@ def main() -> None:
                     err[(task, c)] = (float(np.mean(errors)), float(np.std(errors)))
             print(f"{task} c={c} done", flush=True)
         seconds[task] = time.process_time() - started
-    print_tables(tasks, f1, err, seconds)
+    print_tables(tasks, names, f1, err, seconds)
     if args.plots is not None:
-        plot(tasks, f1, err, args.plots)
+        plot(tasks, names, f1, err, args.plots)
 
 
 def print_tables(
     tasks: list[str],
+    names: list[str],
     f1: dict[tuple[str, float, str], tuple[float, float]],
     err: dict[tuple[str, float], tuple[float, float]],
     seconds: dict[str, float],
 ) -> None:
     print("\nF1 (mean ± sd over folds x labelings)\n")
-    print("| task | c | " + " | ".join(CLASSIFIERS) + " |")
-    print("|---|---|" + "---|" * len(CLASSIFIERS))
+    print("| task | c | " + " | ".join(names) + " |")
+    print("|---|---|" + "---|" * len(names))
     for task in tasks:
         for c in FREQUENCIES:
-            cells = [f"{f1[(task, c, n)][0]:.3f} ± {f1[(task, c, n)][1]:.3f}" for n in CLASSIFIERS]
+            cells = [f"{f1[(task, c, n)][0]:.3f} ± {f1[(task, c, n)][1]:.3f}" for n in names]
             print(f"| {task} | {c} | " + " | ".join(cells) + " |")
+    if not err:
+        return
     print("\nTIcER: mean absolute error of c (± sd over folds x labelings)\n")
     print("| task | " + " | ".join(f"c={c}" for c in FREQUENCIES) + " | mean | CPU s (all runs) |")
     print("|---|" + "---|" * (len(FREQUENCIES) + 2))
@@ -128,6 +162,7 @@ def print_tables(
 
 def plot(
     tasks: list[str],
+    names: list[str],
     f1: dict[tuple[str, float, str], tuple[float, float]],
     err: dict[tuple[str, float], tuple[float, float]],
     folder: Path,
@@ -140,7 +175,7 @@ def plot(
     folder.mkdir(parents=True, exist_ok=True)
     fig, axes = plt.subplots(1, len(tasks), figsize=(3.6 * len(tasks), 3.2), sharey=True)
     for ax, task in zip(np.atleast_1d(axes), tasks, strict=True):
-        for name in CLASSIFIERS:
+        for name in names:
             ys = [f1[(task, c, name)][0] for c in FREQUENCIES]
             ax.plot(FREQUENCIES, ys, marker="o", label=name)
         ax.set_title(task)
@@ -152,6 +187,8 @@ def plot(
     fig.tight_layout()
     fig.savefig(folder / "pu-f1.png", dpi=120)
     plt.close(fig)
+    if not err:
+        return
     fig, ax = plt.subplots(figsize=(5, 3.4))
     for task in tasks:
         ax.errorbar(

@@ -18,6 +18,9 @@ background.  What each task is, against the paper's:
   universities (each srlearn fold's test set); without student/1.  The paper's WebKB task is
   person (590) vs other (332) pages with word features, which this copy does not hold.
 
+Each ``.b`` ends with the head type's facts (``person(X).`` for every example object): Aleph's
+``evalfn(posonly)`` draws its random examples from them.
+
 Each task is also written with its classes swapped (``imdb-director``, ``mutagenesis-inactive``,
 ``uwcse-professor``, ``webkb-nonfaculty``): the paper labels either class of a data set as the
 positive one ("UW-CSE (Prof)", "WebKB (Other)").
@@ -69,7 +72,12 @@ def write_task(
 ) -> None:
     """``folds`` maps an example's argument to its fold (grouped folds); None: one file pair."""
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{stem}.b").write_text("\n".join(header + background) + "\n", encoding="utf-8")
+    # the head's type as facts, one per example object: Aleph's posonly draws its random
+    # examples from them (no body mode uses the type, so other learners see no change)
+    head_type = header_type(header, stem)
+    types = [f"{head_type}({a})." for a in sorted(set(pos + neg))]
+    text = "\n".join(header + background + types) + "\n"
+    (folder / f"{stem}.b").write_text(text, encoding="utf-8")
     if folds is None:
         (folder / f"{stem}.f").write_text("".join(f"{stem}({a}).\n" for a in pos))
         (folder / f"{stem}.n").write_text("".join(f"{stem}({a}).\n" for a in neg))
@@ -84,6 +92,15 @@ def write_task(
     if unplaced:
         # persons in no fold: Aleph fold files cannot hold them, so they are left out
         print(f"{stem}: {len(unplaced)} examples in no fold are left out")
+
+
+def header_type(header: list[str], stem: str) -> str:
+    """The type of the head mode's only argument (``modeh(1,student(+person))``: person)."""
+    for line in header:
+        m = re.search(rf"modeh\(\w+,{stem}\(\+(\w+)\)\)", line)
+        if m:
+            return m.group(1)
+    raise ValueError(f"no modeh for {stem}/1 in the header")
 
 
 def write_both(

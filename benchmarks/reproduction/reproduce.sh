@@ -87,7 +87,8 @@ r4f)  # 5: R4F vs static-rf, Table 1, 10 x 10-fold
 pu)  # 6: TIcER Figs. 1-2 (c-estimate error; PU classifiers against posonly)
     [ -d "$ROOT/pu-data" ] || $PYTHON benchmarks/pu_tasks.py --out "$ROOT/pu-data"
     $PYTHON benchmarks/bench_pu.py --data "$ROOT/pu-data" --root "$ROOT/pu" --labelings 5 \
-        --plots "$ROOT/pu"
+        --tasks imdb,imdb-director,mutagenesis,mutagenesis-inactive,uwcse,uwcse-professor,webkb,webkb-nonfaculty \
+        --classifiers ticer,true-c,c=1,aleph-posonly,posonly --plots "$ROOT/pu"
     ;;
 *)
     echo "unknown comparison: $what" >&2; exit 2 ;;
