@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Literal
 
 import numpy as np
@@ -387,7 +387,7 @@ class NativeBackend(Backend):
         self._deadline = time.monotonic() + timeout if timeout else None
         self._rss0 = _resident_bytes() if self.opts.memory_limit_mb is not None else None
         n = self.n_examples
-        if self._drawing and any(_indicator(lit) in self._drawing for lit in clause.body):
+        if self._drawing and _calls_any(clause.body, self._drawing):
             return self._cover_by_example(clause, among)
         if self._use_kernel:
             # The kernel first, on the clause as given: its answers are exact, it keeps its
@@ -597,6 +597,23 @@ def _conj(goals: list[Term]) -> Term:
     return goals[0] if len(goals) == 1 else Struct(",", (goals[0], _conj(goals[1:])))
 
 
+def _called(body: Sequence[Term]) -> Iterator[tuple[str, int]]:
+    """Every name/arity of a callable term in ``body``, nested ones included (the goals of
+    ``\\+``, ``findall/3``, ...: a superset of the calls)."""
+    stack = list(body)
+    while stack:
+        t = stack.pop()
+        if type(t) is Struct:
+            yield (t.name, len(t.args))
+            stack.extend(t.args)
+        elif type(t) is Const and isinstance(t.value, str):
+            yield (t.value, 0)
+
+
+def _calls_any(body: Sequence[Term], keys: frozenset[tuple[str, int]]) -> bool:
+    return any(key in keys for key in _called(body))
+
+
 def drawing_predicates(program: Program) -> frozenset[tuple[str, int]]:
     """The predicates whose calls may draw ``aleph_random/1`` numbers: ``aleph_random/1``
     itself (unless the program defines it) and every rule-defined predicate that may call
@@ -608,14 +625,8 @@ def drawing_predicates(program: Program) -> frozenset[tuple[str, int]]:
     callers: dict[tuple[str, int], set[tuple[str, int]]] = {}
     for key, clauses in program.clauses.items():
         for sc in clauses:
-            stack = list(sc.clause.body)
-            while stack:
-                t = stack.pop()
-                if type(t) is Struct:
-                    callers.setdefault((t.name, len(t.args)), set()).add(key)
-                    stack.extend(t.args)
-                elif type(t) is Const and isinstance(t.value, str):
-                    callers.setdefault((t.value, 0), set()).add(key)
+            for callee in _called(sc.clause.body):
+                callers.setdefault(callee, set()).add(key)
     if random not in callers:
         return frozenset()
     out = {random}
