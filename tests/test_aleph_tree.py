@@ -347,3 +347,30 @@ def test_the_same_rules_as_a_live_aleph(folder: Path, stem: str) -> None:
     assert aleph, "Aleph printed no theory"
     ours = rules_of(learn(folder / f"{stem}.b", learner="aleph-tree"))
     assert ours == aleph
+
+
+# -- the learner the data asks for -------------------------------------------------------------
+
+
+def test_learn_picks_aleph_tree_for_tree_data(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from ilpkit.cli.main import app
+    from ilpkit.datasets import resolve_data_path
+    from ilpkit.experiment.compose import data_learner
+
+    assert data_learner(load_task(DATA / "zoo.b")) == "aleph-tree"
+    assert data_learner(load_task(resolve_data_path("trains"))) == "theory"
+    task = load_task(DATA / "zoo.b")
+    task.bias.settings.set_value("tree_type", "model")  # Aleph's model trees: not this one
+    task.bias.settings.set_value("evalfn", "mse")
+    assert data_learner(task) == "theory"
+    out = tmp_path / "zoo.json"
+    result = CliRunner().invoke(app, ["learn", str(DATA / "zoo.b"), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "learner aleph-tree" in " ".join(result.output.split())
+    assert json.loads(out.read_text())["learner"] == "aleph-tree"
+    # a learner named is the learner used: theory refuses the tree evalfn, naming aleph-tree
+    result = CliRunner().invoke(app, ["learn", str(DATA / "zoo.b"), "--learner", "theory"])
+    assert result.exit_code == 2
+    assert "--learner aleph-tree" in " ".join(result.output.split())

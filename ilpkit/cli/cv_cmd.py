@@ -122,7 +122,15 @@ def cv(
         str | None,
         typer.Argument(help="Dataset folder, file stem or bundled dataset name."),
     ] = None,
-    learner: Annotated[str, typer.Option("--learner", "-l", help="Learner plugin.")] = "theory",
+    learner: Annotated[
+        str,
+        typer.Option(
+            "--learner",
+            "-l",
+            help="Learner plugin (default: aleph-tree when the data asks for Aleph's trees: "
+            "evalfn entropy or gini, or tree_type and dependent set; else theory).",
+        ),
+    ] = "auto",
     search: Annotated[
         str | None,
         typer.Option(

@@ -154,7 +154,15 @@ class LiveProgress:
 
 def learn(
     path: PathArg,
-    learner: Annotated[str, typer.Option("--learner", "-l", help="Learner plugin.")] = "theory",
+    learner: Annotated[
+        str,
+        typer.Option(
+            "--learner",
+            "-l",
+            help="Learner plugin (default: aleph-tree when the data asks for Aleph's trees: "
+            "evalfn entropy or gini, or tree_type and dependent set; else theory).",
+        ),
+    ] = "auto",
     search: Annotated[
         str | None,
         typer.Option(
@@ -251,7 +259,8 @@ def learn(
 
             save_model(model, out)
     try:
-        _report_learnt(model, path, learner, search, scorer, backend, seed, out, elapsed, quiet)
+        used = model.learner if learner == "auto" else learner  # auto: the data's choice
+        _report_learnt(model, path, used, search, scorer, backend, seed, out, elapsed, quiet)
     finally:
         if interrupted:
             kept = f"; written to {out}" if out is not None else " (not saved: no --out)"

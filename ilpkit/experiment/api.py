@@ -65,7 +65,7 @@ def cv(
     data: str | Path,
     *,
     out: str | Path,
-    learner: str = "theory",
+    learner: str = "auto",
     search: str | None = None,
     scorer: str | None = None,
     combiner: str | None = None,
@@ -90,7 +90,8 @@ def cv(
 
     ``settings`` override the data's Aleph settings; ``options`` maps a plugin kind
     (``"learner"``, ``"search"``, ``"scorer"``, ``"backend"``, ``"executor"``) to that
-    plugin's options. ``search``/``scorer`` left ``None``: the learner's, else the data's;
+    plugin's options. ``learner`` ``"auto"``: ``aleph-tree`` for data that asks for Aleph's
+    trees, else ``theory``. ``search``/``scorer`` left ``None``: the learner's, else the data's;
     ``combiner`` left ``None``: the learner's own combination.
     """
     from ilpkit.experiment.compose import run_config
@@ -126,7 +127,7 @@ def cv(
 def learn(
     data: str | Path | Task,
     *,
-    learner: str = "theory",
+    learner: str = "auto",
     search: str | None = None,
     scorer: str | None = None,
     combiner: str | None = None,
@@ -150,6 +151,9 @@ def learn(
     """Learn a model from ``data`` (a path, a bundled dataset's name, or a loaded
     :class:`~ilpkit.core.task.Task`, which is not changed), as ``ilpkit learn`` does.
 
+    ``learner`` ``"auto"``: ``aleph-tree`` for data that asks for Aleph's trees (``evalfn``
+    entropy or gini, or ``tree_type`` and ``dependent`` set), else ``theory``
+    (:func:`ilpkit.experiment.compose.data_learner`).
     ``search``/``scorer`` left ``None``: the learner's prescribed ones, else the data's
     ``search``/``evalfn`` settings; a learner with its own search refuses another.
     ``combiner`` (a combiner plugin) combines a pool learner's clauses (gleaner,

@@ -247,6 +247,29 @@ def run_config(
 # --------------------------------------------------------------------------------------------
 
 
+def data_learner(task: Task) -> str:
+    """The learner ``auto`` stands for: ``aleph-tree`` for data that asks for Aleph's
+    classification trees (``evalfn`` entropy or gini, or ``tree_type`` and ``dependent``
+    set, with ``tree_type`` classification or class_probability), else ``theory``."""
+    settings = task.bias.settings
+    wants_tree = str(settings["evalfn"]) in TREE_EVALFNS or (
+        "tree_type" in settings and "dependent" in settings
+    )
+    if wants_tree and settings["tree_type"] in ("classification", "class_probability"):
+        return "aleph-tree"
+    return "theory"
+
+
+def with_data_learner(config: C, task: Task | None) -> C:
+    """``config`` with a learner left ``auto`` named (:func:`data_learner`; ``theory``
+    without a task)."""
+    if config.learner.name != AUTO:
+        return config
+    name = data_learner(task) if task is not None else "theory"
+    chosen = PluginChoice(name=name, options=dict(config.learner.options))
+    return cast(C, config.model_copy(update={"learner": chosen}))
+
+
 def data_default(kind: str, task: Task, caps: LearnerCapabilities | None = None) -> str:
     """The search or scorer the data's Aleph settings ask for (``search``, ``evalfn``).
 
@@ -285,13 +308,15 @@ def resolve(
 ) -> C:
     """``config`` with every plugin named and every plugin's options checked.
 
-    A search or scorer left ``auto`` becomes the learner's prescribed one, else the data's
+    A learner left ``auto`` becomes the one the data asks for (:func:`data_learner`). A
+    search or scorer left ``auto`` becomes the learner's prescribed one, else the data's
     (``task``'s settings; needed only then). A learner that declares ``takes_search=False``
     (``takes_scorer=False``) refuses any other search (scorer) than its own, and options for
     it, with a :class:`ConfigError` naming the choice. The learner's ``search_defaults`` fill
     the search options the user left unset, where the search has them.
     """
     manager = manager or get_plugin_manager()
+    config = with_data_learner(config, task)
     resolve_plugins(config, manager, where=where)
     learner = config.learner
     caps = learner_capabilities(learner.name, learner.options, manager)
@@ -454,7 +479,7 @@ def open_task(config: RunConfig) -> Task:
         except BiasError as exc:
             raise ConfigError(f"settings.{key}={value!r}: {exc}") from None
     # learn/cv print bias that cannot work, and settings that change nothing, first
-    bias_check.notify(task, config.learner.name)
+    bias_check.notify(task, with_data_learner(config, task).learner.name)
     return _hooks_ignored(config, task)
 
 

@@ -498,14 +498,14 @@ def resolve_plugins(
 
     Reports every problem at once: unknown plugin names (with a "did you mean") as
     ``<where>: backend.name: ...`` and bad options as ``<where>: learner.options: ...``.
-    A search or scorer left ``auto`` is skipped (:func:`ilpkit.experiment.compose.resolve` names
-    and checks it).
+    A search, scorer or learner left ``auto`` is skipped (:func:`ilpkit.experiment.compose.
+    resolve` names and checks it).
     """
     resolved: dict[PluginKind, BaseModel] = {}
     lines: list[str] = []
     for kind in RUN_KINDS:
         choice = config.plugin(kind)
-        if choice.name == AUTO and kind in ("search", "scorer", "combiner"):
+        if choice.name == AUTO and kind in ("search", "scorer", "combiner", "learner"):
             continue
         try:
             resolved[kind] = manager.validate_options(kind, choice.name, choice.options)
