@@ -374,3 +374,16 @@ def test_learn_picks_aleph_tree_for_tree_data(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["learn", str(DATA / "zoo.b"), "--learner", "theory"])
     assert result.exit_code == 2
     assert "--learner aleph-tree" in " ".join(result.output.split())
+
+
+def test_what_aleph_tree_refuses() -> None:
+    from ilpkit.errors import ConfigError, DataError
+
+    for settings, error, says in (
+        ({"mingain": 0}, ConfigError, "mingain must be above 0"),
+        ({"tree_type": "regression"}, ConfigError, "regression and model trees"),
+        ({"dependent": 1}, DataError, "must be a - output"),
+        ({"dependent": 3}, DataError, "must name the class argument"),
+    ):
+        with pytest.raises(error, match=says):
+            learn(DATA / "zoo.b", learner="aleph-tree", settings=settings)

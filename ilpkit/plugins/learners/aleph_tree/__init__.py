@@ -154,6 +154,11 @@ class AlephTreeLearner:
                 f"learner 'aleph-tree': tree_type {tree_type} (Aleph's regression and model "
                 "trees) is not supported; it learns classification and class_probability trees"
             )
+        if float(settings["mingain"]) <= 0:
+            raise ConfigError(
+                f"learner 'aleph-tree': mingain must be above 0 (it is {settings['mingain']}); "
+                "Aleph refuses it too: a node would be split by tests that gain nothing"
+            )
         impurity: Literal["entropy", "gini"] = "gini" if settings["evalfn"] == "gini" else "entropy"
         dependent = int(settings["dependent"])
         target = task.target
