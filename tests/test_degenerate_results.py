@@ -64,7 +64,8 @@ def test_a_run_that_separates_the_classes_is_not_called_one_class(tmp_path: Path
     [
         ("rankboost", "99 of the 100 rules repeat an earlier rule (1 distinct)"),
         ("theory", None),
-        ("gleaner", None),  # seeds finding the same clause: expected, not rounds adding nothing
+        # seeds finding the same clause: expected, not rounds adding nothing (6 s: heavy)
+        pytest.param("gleaner", None, marks=pytest.mark.heavy),
     ],
 )
 def test_learn_names_rules_that_repeat_earlier_ones(learner: str, said: str | None) -> None:

@@ -128,6 +128,7 @@ def test_a_shipped_unit_carries_the_deadline_and_reports_the_cut() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.heavy  # 3 s of worker start-up
 def test_cv_time_limit_cuts_searches_on_worker_processes(tmp_path: Path) -> None:
     out = tmp_path / "run"
     started = time.monotonic()

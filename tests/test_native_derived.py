@@ -247,7 +247,10 @@ def assert_agree(task: Task, n: int, seed: int) -> None:
     assert len({tuple(m) for m in mine}) >= 5  # not all trivial
 
 
-@pytest.mark.parametrize("name", ["trains", "toy_father", "uwcse", "mutagenesis"])
+@pytest.mark.parametrize(
+    "name",
+    ["trains", "toy_father", "uwcse", pytest.param("mutagenesis", marks=pytest.mark.heavy)],
+)
 def test_bundled_data_native_equals_swipl(name: str) -> None:
     need_swipl()
     task = load_bundled(name)
