@@ -33,6 +33,15 @@ StemOpt = Annotated[
     typer.Option(help="Which task to read from a folder holding several (e.g. advisedby)."),
 ]
 BackendOpt = Annotated[str, typer.Option("--backend", "-b", help="Backend plugin name.")]
+LearnerOpt = Annotated[
+    str,
+    typer.Option(
+        "--learner",
+        "-l",
+        help="Learner plugin (default: aleph-tree when the data asks for Aleph's trees: "
+        "evalfn entropy or gini, or tree_type and dependent set; else theory).",
+    ),
+]
 CombinerOpt = Annotated[
     str | None,
     typer.Option(

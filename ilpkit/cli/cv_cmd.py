@@ -22,6 +22,7 @@ from rich.progress import (
 from ilpkit.cli.common import (
     CombinerOpt,
     FormatOpt,
+    LearnerOpt,
     SetOpt,
     StemOpt,
     TrustOpt,
@@ -122,15 +123,7 @@ def cv(
         str | None,
         typer.Argument(help="Dataset folder, file stem or bundled dataset name."),
     ] = None,
-    learner: Annotated[
-        str,
-        typer.Option(
-            "--learner",
-            "-l",
-            help="Learner plugin (default: aleph-tree when the data asks for Aleph's trees: "
-            "evalfn entropy or gini, or tree_type and dependent set; else theory).",
-        ),
-    ] = "auto",
+    learner: LearnerOpt = "auto",
     search: Annotated[
         str | None,
         typer.Option(

@@ -25,6 +25,7 @@ from ilpkit.cli.common import (
     BackendOpt,
     CombinerOpt,
     FormatOpt,
+    LearnerOpt,
     PathArg,
     SetOpt,
     StemOpt,
@@ -154,15 +155,7 @@ class LiveProgress:
 
 def learn(
     path: PathArg,
-    learner: Annotated[
-        str,
-        typer.Option(
-            "--learner",
-            "-l",
-            help="Learner plugin (default: aleph-tree when the data asks for Aleph's trees: "
-            "evalfn entropy or gini, or tree_type and dependent set; else theory).",
-        ),
-    ] = "auto",
+    learner: LearnerOpt = "auto",
     search: Annotated[
         str | None,
         typer.Option(
