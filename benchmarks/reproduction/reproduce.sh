@@ -41,9 +41,13 @@ case $what in
 gleaner)  # 1: Gleaner vs Aleph ensembles vs single-theory weighting (dissertation ch. 4)
     run_or_resume gleaner-advisor.toml "$ROOT/gleaner-advisor" "$@"
     run_or_resume aleph-ensemble-advisor.toml "$ROOT/aleph-ensemble-advisor" "$@"
+    # the 8 schemes weight one theory per unit: the first run learns and caches it, the
+    # other 7 read it (learner.options.theory_cache, docs/reproduction.md section 1; the
+    # cache is not under single-theory-*, which the report below reads as run directories)
     for scheme in precision count recall f1 ranked lfpr cn2 vote; do
         run_or_resume single-theory-advisor.toml "$ROOT/single-theory-$scheme" \
-            --set learner.options.scheme=$scheme "$@"
+            --set learner.options.scheme=$scheme \
+            --set learner.options.theory_cache="$ROOT/cache/single-theory" "$@"
     done
     $ILPKIT report "$ROOT/gleaner-advisor" "$ROOT/aleph-ensemble-advisor" \
         "$ROOT"/single-theory-* --plot "$ROOT/gleaner-advisor-curves.png"

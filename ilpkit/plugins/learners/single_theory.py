@@ -24,6 +24,13 @@ f1         sum of tune F1 over R (cumulative)
 
 Without tune examples the training examples are used.  ``predict`` says positive when any
 rule covers the example (the theory's own classification).
+
+The theory does not depend on the scheme, so the eight schemes learn the same one.  With
+``theory_cache`` (a directory) the first run stores it per (data, split, seed, backend,
+search, scorer, settings, ``max_rules``, ``min_tune_pos``) and the others read it
+(:mod:`ilpkit.core.fit_cache`): eight schemes cost one theory plus eight weightings (the
+rules' tune coverage).  ``scheme``, ``m`` and ``m_estimate`` are not in the key.  The model's
+``info["theory_cache"]`` names the file and says whether the theory was read from it.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
 from ilpkit.core.coverage import Coverage
+from ilpkit.core.fit_cache import cached_fit, fit_key
 from ilpkit.core.learner import (
     MODEL_FORMAT_VERSION,
     ClauseBackend,
@@ -71,6 +79,15 @@ class SingleTheoryOptions(BaseModel):
         description="Every rule of the theory covers at least this many tune-set positives "
         "(dissertation 4.2.1; the training positives when there is no tune set).",
     )
+    theory_cache: str | None = Field(
+        default=None,
+        description="Directory caching the learnt theory per split, so runs that differ "
+        "only in scheme, m or m_estimate learn it once.",
+    )
+
+    def theory_options(self) -> TheoryOptions:
+        """The covering learner's options: all that decides the theory (with the context)."""
+        return TheoryOptions(max_rules=self.max_rules, min_tune_pos=self.min_tune_pos)
 
 
 def rule_weights(
@@ -240,11 +257,26 @@ class SingleTheoryLearner:
     def model_from_json(self, data: dict[str, Any]) -> SingleTheoryModel:
         return SingleTheoryModel.from_json(data)
 
+    def theory(self, task: Task, ctx: LearnContext) -> tuple[TheoryModel, dict[str, Any]]:
+        """The covering theory, from ``theory_cache`` when it holds this split's, and the
+        model's info (the theory's, and ``theory_cache``: its file and whether it was read)."""
+        theory_options = self.options.theory_options()
+
+        def fit() -> TheoryModel:
+            return TheoryLearner(theory_options).fit(task, ctx)
+
+        if self.options.theory_cache is None:
+            theory = fit()
+            return theory, dict(theory.info)
+        key = fit_key(task, ctx, theory=theory_options.model_dump())
+        cached = cached_fit(
+            self.options.theory_cache, "theory", key, fit, TheoryModel.to_json,
+            TheoryModel.from_json,
+        )  # fmt: skip
+        return cached.value, {**cached.value.info, "theory_cache": cached.info()}
+
     def fit(self, task: Task, ctx: LearnContext) -> Any:
-        theory_options = TheoryOptions(
-            max_rules=self.options.max_rules, min_tune_pos=self.options.min_tune_pos
-        )
-        theory = TheoryLearner(theory_options).fit(task, ctx)
+        theory, info = self.theory(task, ctx)
         if ctx.combiner is not None:  # the theory's rules, one member (the theory)
             from ilpkit.core.combiner import fit_pool
 
@@ -257,7 +289,7 @@ class SingleTheoryLearner:
                 [0] * len(rules),
                 "theory",
                 clauses_evaluated=theory.clauses_evaluated,
-                info=dict(theory.info),
+                info=info,
             )
         tune = ctx.tune_ids if ctx.tune_ids is not None and len(ctx.tune_ids) else ctx.train(task)
         labels = task.examples.labels[tune]
@@ -273,7 +305,7 @@ class SingleTheoryLearner:
             fps.append(float(weights[hit][labels[hit] == NEG].sum()))
         p = float(weights[labels == POS].sum())
         n = float(weights[labels == NEG].sum())
-        return SingleTheoryModel(theory, self.options, tps, fps, p, n, dict(theory.info))
+        return SingleTheoryModel(theory, self.options, tps, fps, p, n, info)
 
 
 SPEC = PluginSpec(

@@ -21,17 +21,14 @@ hinge-loss soft-margin SVM unless ``svm_loss="squared-hinge"``; the nine prob_mi
 recall, TP+FP) are measured on the training set, as the paper does; without tune examples the
 training set tunes and calibrates (``info``).
 
-``stage1_cache``: a directory where stage 1 is stored per (data, split, seed, Gleaner options,
-search, scorer, settings), so several variants cross-validated on the same folds search once.
+``stage1_cache``: a directory where stage 1 is stored per (data, split, seed, backend, Gleaner
+options, search, scorer, settings), so several variants cross-validated on the same folds search
+once (:mod:`ilpkit.core.fit_cache`).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -40,6 +37,7 @@ from pydantic import Field, model_validator
 
 from ilpkit.core.calibration import isotonic_fit
 from ilpkit.core.degenerate import DEGENERATE, GLEANER_COVERS_ALL, recorded_notes
+from ilpkit.core.fit_cache import cached_fit, fit_key
 from ilpkit.core.learner import LearnContext, LearnerCapabilities
 from ilpkit.core.plugins import PluginSpec, get_plugin_manager
 from ilpkit.core.task import POS, Task
@@ -124,40 +122,22 @@ class GleanerSRLLearner:
 
     def stage1(self, task: Task, ctx: LearnContext) -> GleanerModel:
         """Gleaner's clauses (its stage 1, and its stage 2 for the baseline), from the cache
-        when ``stage1_cache`` holds this split's."""
+        when ``stage1_cache`` holds this split's (:mod:`ilpkit.core.fit_cache`)."""
         gleaner = GleanerLearner(self.gleaner_options())
-        path = self._cache_path(task, ctx, gleaner.options)
-        if path is not None and path.exists():
-            return GleanerModel.from_json(json.loads(path.read_text(encoding="utf-8")))
-        model = gleaner.fit(task, replace(ctx, combiner=None))  # stage 1: Gleaner's own model
-        assert isinstance(model, GleanerModel)
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(model.to_json()), encoding="utf-8")
-            tmp.replace(path)
-        return model
 
-    def _cache_path(self, task: Task, ctx: LearnContext, options: GleanerOptions) -> Path | None:
+        def fit() -> GleanerModel:
+            model = gleaner.fit(task, replace(ctx, combiner=None))  # Gleaner's own model
+            assert isinstance(model, GleanerModel)
+            return model
+
         if self.options.stage1_cache is None:
-            return None
-        train = ctx.train(task)
-        tune = ctx.tune_ids if ctx.tune_ids is not None else np.zeros(0, dtype=np.int64)
-        search = ctx.make_search()
-        key = {
-            "task": task.name,
-            "target": task.target_name,
-            "examples": [str(a) for a in task.examples.atoms[:3]] + [len(task.examples)],
-            "train": hashlib.sha256(np.asarray(train, dtype=np.int64).tobytes()).hexdigest(),
-            "tune": hashlib.sha256(np.asarray(tune, dtype=np.int64).tobytes()).hexdigest(),
-            "seed": ctx.seed,
-            "gleaner": options.model_dump(),
-            "search": [type(search).__name__, repr(getattr(search, "options", None))],
-            "scorer": [type(ctx.scorer).__name__, repr(getattr(ctx.scorer, "options", None))],
-            "settings": repr(sorted((k, str(v)) for k, v in ctx.settings.items())),
-        }
-        digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:24]
-        return Path(self.options.stage1_cache) / f"stage1-{digest}.json"
+            return fit()
+        key = fit_key(task, ctx, gleaner=gleaner.options.model_dump())
+        cached = cached_fit(
+            self.options.stage1_cache, "stage1", key, fit, GleanerModel.to_json,
+            GleanerModel.from_json,
+        )  # fmt: skip
+        return cached.value
 
     # -- stages 2-4 ----------------------------------------------------------------------------
     def fit(self, task: Task, ctx: LearnContext) -> GleanerSRLModel:
