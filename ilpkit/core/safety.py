@@ -112,37 +112,41 @@ def _pis(text: str) -> frozenset[Indicator]:
 CONTROL: Final = _pis(",/2 ;/2 ->/2 *->/2 \\+/1 not/1 !/0 true/0 fail/0 false/0 :/2")
 """Control constructs (their goal arguments are checked like a body)."""
 
-ALLOWED_BUILTINS: Final[frozenset[Indicator]] = CONTROL | _pis(
-    # unification, comparison, arithmetic
-    "=/2 \\=/2 ==/2 \\==/2 @</2 @>/2 @=</2 @>=/2 compare/3 ?=/2 unify_with_occurs_check/2 "
-    "subsumes_term/2 is/2 </2 >/2 =</2 >=/2 =:=/2 =\\=/2 succ/2 plus/3 between/3 "
-    # type checks
-    "var/1 nonvar/1 atom/1 number/1 integer/1 float/1 atomic/1 compound/1 callable/1 "
-    "is_list/1 string/1 ground/1 blob/2 "
-    # term inspection and construction
-    "functor/3 arg/3 =../2 copy_term/2 term_variables/2 "
-    # atoms, strings, characters
-    "atom_codes/2 atom_chars/2 char_code/2 atom_length/2 atom_concat/3 sub_atom/5 "
-    "atom_number/2 atom_string/2 number_codes/2 number_chars/2 number_string/2 name/2 "
-    "atomic_list_concat/2 atomic_list_concat/3 upcase_atom/2 downcase_atom/2 "
-    "string_chars/2 string_codes/2 string_code/3 string_concat/3 string_length/2 "
-    "string_lower/2 string_upper/2 string_to_atom/2 sub_string/5 split_string/4 "
-    "term_to_atom/2 term_string/2 "
-    # lists
-    "append/2 append/3 member/2 memberchk/2 length/2 nth0/3 nth1/3 last/2 reverse/2 "
-    "msort/2 sort/2 sort/4 keysort/2 predsort/3 list_to_set/2 delete/3 subtract/3 "
-    "intersection/3 union/3 select/3 select/4 selectchk/3 permutation/2 flatten/2 "
-    "nextto/3 numlist/3 sum_list/2 sumlist/2 max_list/2 min_list/2 max_member/2 "
-    "min_member/2 proper_length/2 pairs_keys_values/3 pairs_keys/2 pairs_values/2 "
-    # meta-predicates (their goal arguments are checked)
-    "call/1 call/2 call/3 call/4 call/5 call/6 call/7 call/8 findall/3 findall/4 bagof/3 "
-    "setof/3 ^/2 aggregate_all/3 forall/2 once/1 ignore/1 catch/3 throw/1 "
-    "maplist/2 maplist/3 maplist/4 maplist/5 maplist/6 foldl/4 foldl/5 foldl/6 "
-    "include/3 exclude/3 partition/4 "
-    # BoostSRL's and YAP's all/3 (a setof/3 that yields [] when there is no answer); no SWI
-    # library defines it, so there it is an existence error, as in the native engine
-    "all/3"
-) | ALEPH_LIBRARY
+ALLOWED_BUILTINS: Final[frozenset[Indicator]] = (
+    CONTROL
+    | _pis(
+        # unification, comparison, arithmetic
+        "=/2 \\=/2 ==/2 \\==/2 @</2 @>/2 @=</2 @>=/2 compare/3 ?=/2 unify_with_occurs_check/2 "
+        "subsumes_term/2 is/2 </2 >/2 =</2 >=/2 =:=/2 =\\=/2 succ/2 plus/3 between/3 "
+        # type checks
+        "var/1 nonvar/1 atom/1 number/1 integer/1 float/1 atomic/1 compound/1 callable/1 "
+        "is_list/1 string/1 ground/1 blob/2 "
+        # term inspection and construction
+        "functor/3 arg/3 =../2 copy_term/2 term_variables/2 "
+        # atoms, strings, characters
+        "atom_codes/2 atom_chars/2 char_code/2 atom_length/2 atom_concat/3 sub_atom/5 "
+        "atom_number/2 atom_string/2 number_codes/2 number_chars/2 number_string/2 name/2 "
+        "atomic_list_concat/2 atomic_list_concat/3 upcase_atom/2 downcase_atom/2 "
+        "string_chars/2 string_codes/2 string_code/3 string_concat/3 string_length/2 "
+        "string_lower/2 string_upper/2 string_to_atom/2 sub_string/5 split_string/4 "
+        "term_to_atom/2 term_string/2 "
+        # lists
+        "append/2 append/3 member/2 memberchk/2 length/2 nth0/3 nth1/3 last/2 reverse/2 "
+        "msort/2 sort/2 sort/4 keysort/2 predsort/3 list_to_set/2 delete/3 subtract/3 "
+        "intersection/3 union/3 select/3 select/4 selectchk/3 permutation/2 flatten/2 "
+        "nextto/3 numlist/3 sum_list/2 sumlist/2 max_list/2 min_list/2 max_member/2 "
+        "min_member/2 proper_length/2 pairs_keys_values/3 pairs_keys/2 pairs_values/2 "
+        # meta-predicates (their goal arguments are checked)
+        "call/1 call/2 call/3 call/4 call/5 call/6 call/7 call/8 findall/3 findall/4 bagof/3 "
+        "setof/3 ^/2 aggregate_all/3 forall/2 once/1 ignore/1 catch/3 throw/1 "
+        "maplist/2 maplist/3 maplist/4 maplist/5 maplist/6 foldl/4 foldl/5 foldl/6 "
+        "include/3 exclude/3 partition/4 "
+        # BoostSRL's and YAP's all/3 (a setof/3 that yields [] when there is no answer); no SWI
+        # library defines it, so there it is an existence error, as in the native engine
+        "all/3"
+    )
+    | ALEPH_LIBRARY
+)
 """Built-ins a clause body may call without ``--trust-data``: they compute answers and do
 nothing else.  The native engine implements all of them but ``all/3``; the Aleph utilities
 of :data:`~ilpkit.core.aleph_library.ALEPH_LIBRARY` (``aleph_random/1``, ...) are ilpkit's
