@@ -18,7 +18,7 @@ Tasks (how each is restricted to the paper's "atoms and bonds", sec. 3):
   lumo, logp and the ring/functional-group predicates are excluded).
 * ``muta230``: the 188 plus the 42 regression-unfriendly drugs of
   ``<data>/mutagenesis/prolog_ilpexp`` (written to ``<out>/data/muta230``: the two example
-  files concatenated, modes and background linked), same predicates.
+  files concatenated, modes and background copied), same predicates.
 * ``carcinogenesis``: ``<data>/carcinogenesis/prolog_ilpexp``, predicates
   ``atm, symbond, gteq, lteq``, ``i=3`` (a 3-literal rule needs depth 3; the data says 6).
 * ``musk1``: ``<data>/musk/mil_pkg/musk1.csv`` (92 molecules, 476 conformations, 166
@@ -73,9 +73,12 @@ def prepare_muta230(data: Path, out: Path) -> Path:
     source = data / "mutagenesis" / "prolog_ilpexp"
     out.mkdir(parents=True, exist_ok=True)
     for name in ("aleph-modes.pl", "bk.pl"):
-        link = out / name
-        if not link.exists():
-            link.symlink_to(source / name)
+        # copies, not links: ilpkit refuses to read a data file that resolves outside the
+        # data folder (the safety check), and an earlier run's link is replaced
+        target = out / name
+        if target.is_symlink():
+            target.unlink()
+        write(target, (source / name).read_text())
     exs = (source / "exs.pl").read_text() + (source / "exs_non_regression_friendly.pl").read_text()
     write(out / "exs.pl", exs)
     return out
