@@ -11,6 +11,11 @@ Saturation (Muggleton's bottom clause, Aleph's ``sat/1``; dissertation 2.2):
    the mode's goal is called with those inputs and free outputs/constants, and its first
    ``recall`` answers (Prolog order; ``*`` = all) are taken.  Each answer is a ground literal;
    one already in the bottom clause is skipped (the first mode to produce a literal owns it).
+   With ``order="aleph"`` an answer is skipped only when it is there with the same ``#``
+   places: modes ``p(+t,-v)`` and ``p(+t,#v)`` then both keep their literal, ``p(X,Y)`` and
+   ``p(X,c)``, as Aleph's ``sat/1`` does (it keeps an atom once per mode, ``update_atoms/2``).
+   The default order keeps the first mode's literal only (so ``p(X,c)`` is lost there; the
+   learners' saved models on UW-CSE depend on it: benchmarks/README.md, session 12).
    Terms at the answer's ``-`` places that were not reached before become reached at depth L.
 3. Variabilisation: the same term (at ``+`` or ``-`` places) gets the same variable
    everywhere; variables are numbered by first occurrence, head first.
@@ -163,7 +168,7 @@ def saturate(
         if place.io == "+":
             state.reach(value, place.type, 0)
     ground: list[tuple[Term, int, int]] = []  # (literal, mode index, layer)
-    seen: set[Term] = set()
+    seen: set[tuple[Term, tuple[tuple[int, ...], ...]]] = set()  # (answer, its # places)
     tried: set[tuple[int, tuple[Term, ...]]] = set()
     dropped: list[str] = []
     schedule = _aleph_schedule(bias, target, body_modes) if order == "aleph" else None
@@ -172,6 +177,7 @@ def saturate(
         for mi in schedule if schedule is not None else range(len(body_modes)):
             mode = body_modes[mi]
             inputs = mode.inputs()
+            consts = () if schedule is None else tuple(p.path for p in mode.places if p.io == "#")
             if schedule is None:
                 combos: Iterable[tuple[Term, ...]] = itertools.product(
                     *(state.available(p.type, layer) for p in inputs)
@@ -193,12 +199,12 @@ def saturate(
                     dropped.append(to_prolog(goal))
                     continue
                 for answer in answers:
-                    if answer in seen:
+                    if (answer, consts) in seen:
                         continue
                     values = _match_places(mode, answer)
                     if values is None:  # the oracle returned something the mode cannot read
                         continue
-                    seen.add(answer)
+                    seen.add((answer, consts))
                     ground.append((answer, mi, layer))
                     for place, value in values:
                         if place.io == "-":

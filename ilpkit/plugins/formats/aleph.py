@@ -205,7 +205,10 @@ class AlephFormat:
         stem = _safe_stem(task.name)
         written = []
         bfile = dest / f"{stem}.b"
+        assigned = ex.folds >= 0
         lines = write_bias_directives(task.bias, task_settings_only=True)
+        if not assigned.any():  # the examples go to stem.f/.n, which these settings override
+            lines = [line for line in lines if not line.startswith(_EXAMPLE_FILE_SETTINGS)]
         lines.extend(
             f":- {to_prolog(d.term.args[0], 1199)}."
             for d in task.directives
@@ -214,7 +217,6 @@ class AlephFormat:
         lines.extend(write_clauses(task.program.iter_clauses()))
         write_lines(bfile, lines)
         written.append(bfile)
-        assigned = ex.folds >= 0
         if assigned.any() and not assigned.all():
             raise FormatError("some examples have a fold and others not; cannot write Aleph folds")
         groups: list[tuple[Path, int, int]] = []
@@ -231,6 +233,14 @@ class AlephFormat:
             written.append(fpath)
         _ = UNLABELED
         return written
+
+
+# Settings naming example files: written to ``stem.f``/``.n``, the examples are read from
+# there only without them (a copied ``train_pos 'train_real.f'`` names a file the written
+# folder does not hold).  Fold files (``fs/``) are read whatever these settings say.
+_EXAMPLE_FILE_SETTINGS = tuple(
+    f":- set({k}," for k in ("train_pos", "train_neg", "test_pos", "test_neg")
+)
 
 
 def _safe_stem(name: str) -> str:
