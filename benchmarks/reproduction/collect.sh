@@ -5,9 +5,10 @@
 #
 # ROOT (default runs/repro) is reproduce.sh's folder; DEST (default
 # benchmarks/results/reproduction) gets, for every finished run directory below ROOT (one
-# holding results.json), its config.toml, results.json, report.md and per-unit results
-# (units/*.json: metrics and learning curves), under the same relative path.  Models and
-# plots stay in ROOT (megabytes each); unfinished runs are left out and listed.
+# holding results.json), its config.toml, results.json (every unit's metrics and learning
+# curve) and report.md, under the same relative path.  Models, plots and the per-unit files
+# (each test example's score: about 1 MB a run) stay in ROOT; unfinished runs are left out
+# and listed.
 set -eu
 ROOT=${1:-runs/repro}
 DEST=${2:-benchmarks/results/reproduction}
@@ -18,11 +19,8 @@ find "$ROOT" -name config.toml -not -path "*/models/*" | sort | while read -r co
         echo "unfinished: $run"
         continue
     fi
-    mkdir -p "$DEST/$rel/units"
+    mkdir -p "$DEST/$rel"
     cp "$run/config.toml" "$run/results.json" "$DEST/$rel/"
     [ -f "$run/report.md" ] && cp "$run/report.md" "$DEST/$rel/"
-    if [ -d "$run/units" ]; then
-        cp "$run"/units/*.json "$DEST/$rel/units/" 2>/dev/null || true
-    fi
     echo "collected: $run -> $DEST/$rel"
 done
