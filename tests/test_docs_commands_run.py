@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 
 from ilpkit.cli.main import app
 from tests.skips import shared_data_missing
-from tests.test_docs_commands import PAGES, SKIP_PAGES, expensive, shell_commands
+from tests.test_docs_commands import PAGES, ROOT, SKIP_PAGES, expensive, shell_commands
 
 BUDGET = "2"
 """Seconds of search per learn/cv command (--time-limit)."""
@@ -42,6 +42,10 @@ NOT_HERE: dict[str, str] = {
     "(tests/test_combiner_plugin_doc.py installs and runs it)",
 }
 """Words whose commands need something the page installs first, and where that is tested."""
+
+
+WRITES = ("--out", "-o", "--resume", "--plot")
+"""Options whose path a command writes: never redirected into the repository."""
 
 
 def budgeted(argv: list[str], root: Path, skipped_outs: list[str]) -> list[str] | str:
@@ -64,6 +68,8 @@ def budgeted(argv: list[str], root: Path, skipped_outs: list[str]) -> list[str] 
             out[i] = str(root / word.lstrip("/"))
         elif word.startswith("/") and not Path(word).exists():
             return shared_data_missing(Path(word))
+        elif "/" in word and (ROOT / word).is_file() and out[i - 1] not in WRITES:
+            out[i] = str(ROOT / word)  # a file of the repository: the docs run from its root
     if out[0] in ("learn", "cv") and expensive(argv):
         out += ["--time-limit", BUDGET, "-q"]
     return out
