@@ -66,6 +66,7 @@ from ilpkit.prolog.terms import (
     Struct,
     Term,
     Var,
+    conjunction,
     is_ground,
     substitute,
 )
@@ -434,7 +435,7 @@ class NativeBackend(Backend):
             binding = _match(clause.head, atoms[i])
             if binding is None:
                 continue
-            goal = _conj([substitute(lit, binding) for lit in clause.body])
+            goal = conjunction(substitute(lit, binding) for lit in clause.body)
             try:
                 found = next(iter(engine.solve(goal, 1)), None)  # type: ignore[attr-defined]
             except ResourceLimitExceeded as exc:
@@ -591,10 +592,6 @@ SPEC = PluginSpec(
     options=NativeOptions,
     doc="Set-at-a-time numpy evaluator with a Prolog resolution engine for rules (default).",
 )
-
-
-def _conj(goals: list[Term]) -> Term:
-    return goals[0] if len(goals) == 1 else Struct(",", (goals[0], _conj(goals[1:])))
 
 
 def _called(body: Sequence[Term]) -> Iterator[tuple[str, int]]:

@@ -40,7 +40,7 @@ from typing import Final
 from ilpkit.core.bias import Mode, Place
 from ilpkit.core.bottom import replace_paths
 from ilpkit.core.task import Program
-from ilpkit.prolog.terms import Clause, Struct, Term, Var, is_ground
+from ilpkit.prolog.terms import Clause, Struct, Term, Var, conjunction, is_ground
 
 TypedVar = tuple[Var, str]
 NEW: Final = None
@@ -96,13 +96,6 @@ class Extension:
 
     literals: tuple[Term, ...]
     new_typed: tuple[TypedVar, ...]
-
-
-def conjunction(literals: Sequence[Term]) -> Term:
-    out = literals[-1]
-    for lit in reversed(literals[:-1]):
-        out = Struct(",", (lit, out))
-    return out
 
 
 def instance_of(term: Term, template: Term) -> bool:
