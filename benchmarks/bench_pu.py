@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 import ilpkit
+from ilpkit.core.degenerate import PU_NO_LABELED_POSITIVE
 
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = {
@@ -94,7 +95,16 @@ def run_one(
 
 
 def c_estimates(out: Path) -> list[float]:
-    return [float(json.loads(p.read_text())["c"]) for p in sorted((out / "models").glob("*.json"))]
+    """TIcER's estimates of c, one per unit that learned (a unit with no labeled training
+    positive has the empty theory, no estimate: counted by :func:`unlabeled_units`)."""
+    models = [json.loads(p.read_text()) for p in sorted((out / "models").glob("*.json"))]
+    return [float(m["c"]) for m in models if "c" in m]
+
+
+def unlabeled_units(results: dict[str, Any]) -> int:
+    """Units whose PU labeling left no labeled training positive (scored as the empty
+    theory, in the F1 means)."""
+    return len(results.get("degenerate", {}).get(PU_NO_LABELED_POSITIVE, []))
 
 
 def main() -> None:
@@ -116,6 +126,7 @@ def main() -> None:
     f1: dict[tuple[str, float, str], tuple[float, float]] = {}
     err: dict[tuple[str, float], tuple[float, float]] = {}
     seconds: dict[str, float] = {}
+    empty: dict[tuple[str, float], int] = {}
     for task in tasks:
         started = time.process_time()
         for c in FREQUENCIES:
@@ -125,12 +136,14 @@ def main() -> None:
                 results = run_one(args.data, out, task, c, args.labelings, how)
                 values = [u["metrics"]["f1"] for u in results["units"]]
                 f1[(task, c, name)] = (float(np.mean(values)), float(np.std(values)))
+                empty[(task, c)] = unlabeled_units(results)
                 if name == "ticer":
                     errors = [abs(x - c) for x in c_estimates(out)]
                     err[(task, c)] = (float(np.mean(errors)), float(np.std(errors)))
             print(f"{task} c={c} done", flush=True)
         seconds[task] = time.process_time() - started
     print_tables(tasks, names, f1, err, seconds)
+    print_unlabeled(empty, args.labelings)
     if args.plots is not None:
         plot(tasks, names, f1, err, args.plots)
 
@@ -158,6 +171,22 @@ def print_tables(
         cells = [f"{err[(task, c)][0]:.3f} ± {err[(task, c)][1]:.3f}" for c in FREQUENCIES]
         mean = np.mean([err[(task, c)][0] for c in FREQUENCIES])
         print(f"| {task} | " + " | ".join(cells) + f" | {mean:.3f} | {seconds[task]:.0f} |")
+
+
+def print_unlabeled(empty: dict[tuple[str, float], int], labelings: int) -> None:
+    """Which (task, c) had units with no labeled training positive (the same labelings for
+    every classifier: the draw depends on the seed, not the learner)."""
+    hit = {k: v for k, v in empty.items() if v}
+    if not hit:
+        return
+    print(
+        f"\nUnits whose labeling left no labeled training positive ({labelings} labelings "
+        "per fold; scored as the empty theory, every example negative)\n"
+    )
+    print("| task | c | units |")
+    print("|---|---|---|")
+    for (task, c), n in sorted(hit.items()):
+        print(f"| {task} | {c} | {n} |")
 
 
 def plot(

@@ -275,6 +275,39 @@ def test_cv_with_pu_labeling_and_ticer(tmp_path: Path) -> None:
     assert min(f1s) > 0.9, f1s
 
 
+def test_pu_unit_without_labeled_positive_is_the_empty_theory(tmp_path: Path) -> None:
+    """A labeling may leave a training fold no labeled positive (IMDB's directors at
+    c = 0.1): that unit's model is the empty theory, said in its record, and counts in F1
+    (0: the test fold has positives) -- not an error, and not dropped from the mean."""
+    import ilpkit
+    from ilpkit.core.degenerate import PU_NO_LABELED_POSITIVE
+
+    data = write_pu_data(tmp_path / "pu", 6, 60)
+    ilpkit.cv(
+        data,
+        out=tmp_path / "run",
+        learner="tilde",
+        folds=2,
+        pu_label_frequency=0.2,
+        pu_labelings=4,
+        options={"learner": {"c": 0.2, "max_depth": 1}},
+    )
+    results = json.loads((tmp_path / "run" / "results.json").read_text())
+    units = {u["key"]: u for u in results["units"]}
+    assert len(units) == 8
+    empty = results["degenerate"].get(PU_NO_LABELED_POSITIVE, [])
+    # P(no labeled positive among a fold's 3 training positives) = 0.8^3 = 0.51 per unit
+    assert 0 < len(empty) < len(units), results["degenerate"]
+    assert set(empty) <= set(results["empty_theories"])
+    for key in empty:
+        assert units[key]["n_rules"] == 0
+        assert units[key]["metrics"]["f1"] == 0.0  # each test fold holds 3 true positives
+        unit = json.loads((tmp_path / "run" / "units" / f"{key}.json").read_text())
+        assert unit["predicted_positive"] == 0 and set(unit["scores"]) == {0.0}
+    learned = [u for k, u in units.items() if k not in empty]
+    assert all(u["metrics"]["f1"] > 0.9 for u in learned), [u["metrics"] for u in learned]
+
+
 def test_pu_labelings_and_repeats_must_agree() -> None:
     from ilpkit.experiment.config import CVConfig
 

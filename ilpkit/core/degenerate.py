@@ -49,6 +49,16 @@ GLEANER_COVERS_ALL: Final = (
 """What a Gleaner model (learner or combiner) records when its ``predict`` theory covers every
 tune example (issue 33: DSSTox)."""
 
+PU_NO_LABELED_POSITIVE: Final = (
+    "the PU labeling left no labeled positive in the unit's training folds, so there was "
+    "nothing to learn from: the unit's model is the empty theory (every example negative, "
+    "the answer of any learner that sees no label); at a low label frequency on a small task "
+    "this is a likely draw, and it counts in the unit's F1"
+)
+"""What cv records of a PU unit whose labeling left no training positive labeled (issue 31:
+IMDB's directors at c = 0.1).  Not an error: the draw is part of the protocol, and dropping
+the unit would bias the mean upward."""
+
 
 def recorded_notes(info: Any) -> list[str]:
     """The degenerate-result lines a learner recorded in a model's ``info``."""

@@ -388,7 +388,8 @@ def run_unit(unit: Unit, members: Any = None) -> UnitResult:
     if config.cv.pu_label_frequency is not None:
         task = pu_task(task, split, config.cv.pu_label_frequency, config.seed, unit.repeat)
     labelled = split.test[np.isin(task.examples.labels[split.test], (POS, NEG))]
-    if not np.any(task.examples.labels[split.train] == POS):
+    no_positive = not np.any(task.examples.labels[split.train] == POS)
+    if no_positive and config.cv.pu_label_frequency is None:
         raise DataError(f"{task.name}: unit {unit.key} has no positive training example")
     backend = _CACHE.get_backend(config, base)
     limits_before = limits_exceeded(backend)  # the backend is reused across units
@@ -407,7 +408,7 @@ def run_unit(unit: Unit, members: Any = None) -> UnitResult:
     if _STEP_HOOK:
         hook = _STEP_HOOK[-1]
         ctx.on_progress = lambda done, total, what: hook(unit.key, done, total, what)
-    model: Model = learner.fit(task, ctx)
+    model: Model = _no_label_model(task) if no_positive else learner.fit(task, ctx)
     labels = (task.examples.labels[labelled] == POS).astype(np.int64)
     scores = model.score(backend, labelled)
     metrics, predicted = _evaluate(model, backend, labelled, labels, scores)
@@ -446,6 +447,15 @@ def run_unit(unit: Unit, members: Any = None) -> UnitResult:
         engine=engine_record(backend),
         probabilities=bool(getattr(model, "scores_are_probabilities", False)),
     )
+
+
+def _no_label_model(task: Task) -> Model:
+    """The model of a PU unit with no labeled training positive: the empty theory, saying
+    why (:data:`ilpkit.core.degenerate.PU_NO_LABELED_POSITIVE`)."""
+    from ilpkit.core.degenerate import DEGENERATE, PU_NO_LABELED_POSITIVE
+    from ilpkit.plugins.learners.theory import TheoryModel
+
+    return TheoryModel([], target=task.target_name, info={DEGENERATE: [PU_NO_LABELED_POSITIVE]})
 
 
 def pu_task(task: Task, split: Split, c: float, seed: int, repeat: int) -> Task:
