@@ -71,7 +71,7 @@ def outcome(b: NativeBackend, text: str) -> object:
 
 @pytest.fixture(autouse=True)
 def _kernel() -> None:
-    if not K.HAVE_NUMBA:
+    if not K.HAVE_COMPILED:
         pytest.skip("numba is not installed: no kernel")
 
 

@@ -16,7 +16,7 @@ from ilpkit.plugins.backends.native.engine import NativeBackend, NativeOptions
 from ilpkit.prolog.terms import Clause
 from tests.reference_prover import make_task, term
 
-pytestmark = pytest.mark.skipif(not K.HAVE_NUMBA, reason="numba is not installed")
+pytestmark = pytest.mark.skipif(not K.HAVE_COMPILED, reason="numba is not installed")
 
 TASK = make_task(
     ["parent(ann, bob)", "parent(bob, cid)", "parent(cid, dan)", "female(ann)", "female(cid)"],

@@ -14,7 +14,7 @@ import pytest
 from ilpkit.core.task import Task
 from ilpkit.errors import ResourceLimitExceeded
 from ilpkit.plugins.backends.native.engine import NativeBackend, NativeOptions
-from ilpkit.plugins.backends.native.kernels import HAVE_NUMBA, warm_up
+from ilpkit.plugins.backends.native.kernels import HAVE_COMPILED, warm_up
 from ilpkit.prolog.terms import Clause
 from tests.reference_prover import make_task, term
 
@@ -37,7 +37,7 @@ LONG = Clause(
 SHORT = Clause(term("h(A)"), (term("e(A,B)"), term("B < 1")))
 
 
-@pytest.mark.skipif(not HAVE_NUMBA, reason="the compiled kernel needs numba")
+@pytest.mark.skipif(not HAVE_COMPILED, reason="the compiled kernel needs numba")
 def test_kernel_stops_a_long_clause_at_the_timeout() -> None:
     warm_up()  # compiling the kernel is not the clause's time
     backend = NativeBackend(NativeOptions(kernel=True, timeout=1.0, kernel_steps=10**15))
@@ -82,7 +82,7 @@ def test_set_at_a_time_engine_stops_at_the_memory_limit() -> None:
         backend.coverage(clause)
 
 
-@pytest.mark.skipif(not HAVE_NUMBA, reason="the compiled kernel needs numba")
+@pytest.mark.skipif(not HAVE_COMPILED, reason="the compiled kernel needs numba")
 def test_paused_kernel_gives_the_answer_of_one_run(monkeypatch: pytest.MonkeyPatch) -> None:
     # Slices of 7 candidate tests resume exactly where they stopped: same covered rows.
     from ilpkit.plugins.backends.native import plan as P

@@ -62,7 +62,7 @@ def cover(b: NativeBackend, text: str) -> set[str]:
 
 
 def need_kernel() -> None:
-    if not K.HAVE_NUMBA:
+    if not K.HAVE_COMPILED:
         pytest.skip("numba is not installed: no kernel")
 
 

@@ -108,16 +108,17 @@ class NativeOptions(BackendOptions):
     kernel: bool | Literal["auto"] = Field(
         default="auto",
         description="Test clauses of facts and ground tests with the compiled first-solution "
-        "kernel (needs numba): true, false (always the set-at-a-time engine) or auto (at once "
-        "when a body mode names a rule-defined predicate, else once the set-at-a-time engine "
-        "has spent kernel_after CPU seconds: loading numba costs more than a small task's "
-        "whole search).",
+        "kernel (built from C with the machine's compiler, else numba; ILPKIT_KERNEL=c|numba "
+        "chooses): true, false (always the set-at-a-time engine) or auto (at once when the C "
+        "kernel is built or a body mode names a rule-defined predicate, else once the "
+        "set-at-a-time engine has spent kernel_after CPU seconds: building the C kernel or "
+        "loading numba costs more than a small task's whole search).",
     )
     kernel_after: float = Field(
         default=0.5,
         ge=0,
         description="With kernel=auto: CPU seconds of set-at-a-time coverage after which the "
-        "kernel takes over (about what importing numba and loading the kernel cost).",
+        "kernel takes over (about what building the C kernel once, or loading numba, costs).",
     )
     derive_tuples: int = Field(
         default=256,
@@ -266,15 +267,20 @@ class NativeBackend(Backend):
     def _kernel_choice(self, task: Task) -> bool | None:
         """Whether coverage uses the compiled kernel; None: not yet (``kernel=auto``).
 
-        Why ``auto`` waits: importing numba and loading the kernel cost about 0.5 CPU s and
-        110 MB, while the set-at-a-time engine answers a small task's clauses in 0.2-0.6 ms
-        each (trains: 38 clauses in a whole ``learn``). Where a rule-defined predicate is a
-        body literal the kernel's derived tables win at once (carcinogenesis: 58 ms a clause
-        without them, 0.9 ms with), so it starts there. Both engines give the same answers.
+        Why ``auto`` may wait: building the C kernel (once per machine, about 0.5 CPU s of the
+        compiler) or importing numba and loading its kernel (every process: about 0.6 CPU s and
+        130 MB) costs more than a small task's whole search, where the set-at-a-time engine
+        answers a clause in 0.2-0.6 ms (trains: 38 clauses in a whole ``learn``). A C kernel
+        already built loads in milliseconds, so it starts at once; so does any kernel where a
+        rule-defined predicate is a body literal (its derived tables win at once:
+        carcinogenesis, 58 ms a clause without them, 0.9 ms with). Both engines give the same
+        answers.
         """
         if isinstance(self.opts.kernel, bool):
             return self.opts.kernel
         if any(m.indicator in task.program.clauses for m in task.bias.modeb):
+            return True
+        if kernels.ready():
             return True
         return None
 
@@ -446,8 +452,8 @@ class NativeBackend(Backend):
 
     @property
     def _use_kernel(self) -> bool:
-        # numba is imported here, when first used (never while kernel=auto waits)
-        return bool(self._kernel_on) and kernels.HAVE_NUMBA
+        # the kernel is loaded here, when first used (never while kernel=auto waits)
+        return bool(self._kernel_on) and kernels.HAVE_COMPILED
 
     def _kernel_cover(self, clause: Clause, among: Coverage | None) -> Ids | None:
         """Covered ids by the compiled first-solution kernel; None when the clause is

@@ -16,8 +16,9 @@ allow:
 All three are sound for conjunctions of pure literals (facts, comparisons, ground
 (dis)unification): the covered set is exactly the one SLD resolution gives.  The plan (which
 literal, which index, which variable slot) is built in Python by :mod:`.plan`; the kernel only
-interprets flat integer arrays.  Without numba the same function runs as plain Python (used
-by tests); the backend then keeps its numpy engine instead.
+interprets flat integer arrays.  The same function is compiled from C where a compiler is at
+hand (:mod:`.ckernel`, ``cover_rows.c``), else by numba; with neither it runs as plain Python
+(used by tests) and the backend keeps its numpy engine instead.
 """
 
 from __future__ import annotations
@@ -445,33 +446,83 @@ class Segments:
         return self._flat, self._at[: self._count + 1]
 
 
-def __getattr__(name: str) -> Any:
-    """``cover_rows`` (the kernel, compiled by numba) and ``HAVE_NUMBA``, made on first use.
+KERNEL_CHOICES: Final = ("auto", "c", "numba", "python")
+"""Values of ``ILPKIT_KERNEL``: auto (C where it can be built, else numba), or one of them
+(``python``: the plain-Python kernel, no compiled one, for tests)."""
 
-    Why: importing numba (with llvmlite and scipy) costs about half a CPU second and 40 MB,
-    which every command paid when this module imported it; most never run the kernel."""
-    if name not in ("cover_rows", "HAVE_NUMBA"):
+_LAZY: Final = ("cover_rows", "HAVE_COMPILED", "KERNEL_IMPL", "WHY_NOT_C")
+
+
+def __getattr__(name: str) -> Any:
+    """``cover_rows`` (the compiled kernel), ``HAVE_COMPILED``, ``KERNEL_IMPL`` (``c``,
+    ``numba`` or ``python``) and ``WHY_NOT_C``, made on first use.
+
+    Why: loading a compiled kernel costs something (numba: about 0.6 CPU s and 130 MB), which
+    every command paid when this module imported numba; most never run the kernel."""
+    if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     _kernel()
     return globals()[name]
 
 
 def _kernel() -> tuple[Any, bool]:
-    """``(cover_rows, HAVE_NUMBA)``, importing numba and decorating the kernel the first time."""
+    """``(cover_rows, HAVE_COMPILED)``, choosing and loading the kernel the first time:
+    :mod:`.ckernel`'s C build, else numba's (``ILPKIT_KERNEL`` forces one)."""
     made = globals()
     if "cover_rows" not in made:
-        kernel: Any
-        try:  # numba is a dependency, but the backend must work where it cannot be imported
-            from numba import njit
+        choice = os.environ.get("ILPKIT_KERNEL", "auto").strip().lower() or "auto"
+        if choice not in KERNEL_CHOICES:
+            from ilpkit.errors import ConfigError
 
-            compare = njit(cache=_CACHE, nogil=True)(_compare)
-            globals()["_compare"] = compare  # the kernel calls the compiled one
-            kernel, have = njit(cache=_CACHE, nogil=True)(_cover_rows), True
-        except ImportError:  # pragma: no cover - exercised only without numba
-            kernel, have = _cover_rows, False
-            kernel.py_func = kernel
-        made.update(cover_rows=kernel, HAVE_NUMBA=have)
-    return made["cover_rows"], made["HAVE_NUMBA"]
+            raise ConfigError(
+                f"ILPKIT_KERNEL={choice!r}: expected one of {', '.join(KERNEL_CHOICES)}"
+            )
+        kernel: Any = None
+        impl, why_not_c = "python", f"ILPKIT_KERNEL={choice}"  # why not C: the user's choice
+        if choice in ("auto", "c"):
+            from ilpkit.plugins.backends.native import ckernel
+
+            kernel, why = ckernel.load()
+            why_not_c = why or ""
+            if kernel is not None:
+                impl = "c"
+        if kernel is None and choice in ("auto", "c", "numba"):
+            try:  # numba is a dependency, but the backend must work where it cannot be imported
+                kernel, impl = numba_kernel(), "numba"
+            except ImportError:  # pragma: no cover - exercised only without numba
+                kernel = None
+        if kernel is None:
+            kernel = _cover_rows
+        made.update(
+            cover_rows=kernel,
+            HAVE_COMPILED=impl != "python",
+            KERNEL_IMPL=impl,
+            WHY_NOT_C=None if impl == "c" else why_not_c,
+        )
+    return made["cover_rows"], made["HAVE_COMPILED"]
+
+
+def numba_kernel() -> Any:
+    """numba's compilation of the kernel (raises ImportError without numba)."""
+    made = globals()
+    if "_numba_cover_rows" not in made:
+        from numba import njit
+
+        made["_compare"] = njit(cache=_CACHE, nogil=True)(_compare)  # the kernel calls it
+        made["_numba_cover_rows"] = njit(cache=_CACHE, nogil=True)(_cover_rows)
+    return made["_numba_cover_rows"]
+
+
+def ready() -> bool:
+    """Whether the kernel loads at no real cost: already loaded, or a C build of it is in the
+    cache (and ``ILPKIT_KERNEL`` allows C)."""
+    if "cover_rows" in globals():
+        return bool(globals()["HAVE_COMPILED"]) and globals()["KERNEL_IMPL"] == "c"
+    if os.environ.get("ILPKIT_KERNEL", "auto").strip().lower() not in ("auto", "c", ""):
+        return False
+    from ilpkit.plugins.backends.native import ckernel
+
+    return ckernel.built()
 
 
 def as_ids(a: Any) -> Any:
@@ -480,14 +531,14 @@ def as_ids(a: Any) -> Any:
 
 
 def warm_up() -> float:
-    """Compile (or load from numba's cache) the kernel now; returns the CPU seconds spent.
+    """Compile (or load from the cache) the kernel now; returns the CPU seconds spent.
 
     Why: the first call otherwise pays it inside whatever is being timed or searched."""
     import time
 
     start = time.process_time()
-    cover_rows, have_numba = _kernel()
-    if have_numba:
+    cover_rows, compiled = _kernel()
+    if compiled:
         z = np.zeros(0, dtype=np.int64)
         one = np.zeros(1, dtype=np.int64)
         cover_rows(
