@@ -220,3 +220,19 @@ def test_a_bad_ilpkit_kernel_is_a_clear_error() -> None:
     )
     assert out.returncode != 0
     assert "ILPKIT_KERNEL='fortran': expected one of auto, c, numba, python" in out.stderr
+
+
+def test_generations_keep_the_recent_entries_within_twice_their_size() -> None:
+    from ilpkit.plugins.backends.native.memo import Generations
+
+    memo: Generations[str, int] = Generations(2)
+    memo.put("a", 1)
+    memo.put("b", 2)
+    memo.put("c", 3)  # the new generation was full: {a, b} becomes the old one
+    assert len(memo) == 3 and memo.get("a") == 1  # a hit in the old one moves it forward
+    memo.put("d", 4)  # new {c, a} full: it becomes the old one, b is dropped
+    assert memo.get("b") is None
+    assert [memo.get(k) for k in "acd"] == [1, 3, 4]
+    assert len(memo) <= 4
+    memo.clear()
+    assert len(memo) == 0 and memo.get("c") is None

@@ -23,6 +23,7 @@ import numpy as np
 
 from ilpkit.core.split_coverage import linked_groups
 from ilpkit.plugins.backends.native import kernels as K
+from ilpkit.plugins.backends.native.memo import Generations
 from ilpkit.plugins.backends.native.store import FactTable, Ids, Interner
 from ilpkit.plugins.backends.native.unfold import Definition
 from ilpkit.prolog.terms import Const, Struct, Term, Var, is_ground, iter_vars
@@ -564,7 +565,7 @@ def run_plan(
             check()
 
 
-_LITERAL_VARS: dict[int, tuple[Term, tuple[Var, ...]]] = {}
+_LITERAL_VARS: Generations[int, tuple[Term, tuple[Var, ...]]] = Generations(10_000)
 """Each body literal's variables (with repeats, in order) by the literal's identity, kept
 across clauses: a search's clauses are made of the same bottom-clause literal objects over
 and over.  (By identity, not equality: equal literals of another seed's bottom clause would
@@ -575,9 +576,8 @@ has its id.)"""
 def _literal_vars(lit: Term) -> tuple[Var, ...]:
     got = _LITERAL_VARS.get(id(lit))
     if got is None:
-        if len(_LITERAL_VARS) >= 100_000:
-            _LITERAL_VARS.clear()
-        got = _LITERAL_VARS[id(lit)] = (lit, tuple(iter_vars(lit)))
+        got = (lit, tuple(iter_vars(lit)))
+        _LITERAL_VARS.put(id(lit), got)
     return got[1]
 
 
