@@ -94,18 +94,25 @@ def write_output(path: str | Path, text: str, *, what: str, suffix: str) -> Path
     return p
 
 
+def cache_root() -> Path:
+    """ilpkit's cache folder: ``$ILPKIT_CACHE``, else ``$XDG_CACHE_HOME/ilpkit``, else
+    ``~/.cache/ilpkit`` (compiled kernels, shipped data, outputs that could not be saved)."""
+    base = os.environ.get("ILPKIT_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+        "ilpkit",
+    )
+    return Path(base)
+
+
 def keep_elsewhere(p: Path, text: str, suffix: str) -> Path | None:
     """``text`` written to a new file in the first folder that takes it (None: none did)."""
     import tempfile
     import time
 
-    base = os.environ.get("ILPKIT_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
-        "ilpkit",
-    )
+    base = cache_root()
     stem = (p.stem or "output")[:60]
     name = f"{stem}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}{suffix}"
-    for folder in (Path(base) / "unsaved", Path(tempfile.gettempdir()), Path.cwd()):
+    for folder in (base / "unsaved", Path(tempfile.gettempdir()), Path.cwd()):
         target = folder / name
         try:
             folder.mkdir(parents=True, exist_ok=True)

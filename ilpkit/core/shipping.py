@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
 import tarfile
 import tempfile
 from dataclasses import dataclass
@@ -99,7 +98,9 @@ def pack(path: Path) -> DataPack:
 
 
 def _cache_root() -> Path:
-    return Path(os.environ.get("ILPKIT_CACHE", Path.home() / ".cache" / "ilpkit")) / "shipped"
+    from ilpkit.core.outpaths import cache_root
+
+    return cache_root() / "shipped"
 
 
 def receive(data: DataPack) -> Path:

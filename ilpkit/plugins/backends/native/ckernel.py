@@ -30,11 +30,9 @@ MODULE = "_ilpkit_cover_rows"
 
 def cache_dir() -> Path:
     """``$ILPKIT_CACHE/ckernel`` (default ``~/.cache/ilpkit/ckernel``)."""
-    base = os.environ.get("ILPKIT_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
-        "ilpkit",
-    )
-    return Path(base) / "ckernel"
+    from ilpkit.core.outpaths import cache_root
+
+    return cache_root() / "ckernel"
 
 
 def _compiler() -> list[str] | None:

@@ -41,11 +41,9 @@ def numba_cache_dir() -> str:
     package (``cannot import name '__version__' from 'ilpkit'``)."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         return os.environ["NUMBA_CACHE_DIR"]
-    base = os.environ.get("ILPKIT_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
-        "ilpkit",
-    )
-    return os.path.join(base, "numba")
+    from ilpkit.core.outpaths import cache_root
+
+    return str(cache_root() / "numba")
 
 
 def _prepare_numba_cache() -> bool:
