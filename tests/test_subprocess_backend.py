@@ -415,7 +415,10 @@ def test_cli_backends_lists_every_backend() -> None:
     result = CliRunner().invoke(app, ["backends", "--json"])
     assert result.exit_code == 0, result.output
     rows = {(r["name"], r["variant"]): r for r in json.loads(result.output)}
-    assert rows[("native", "")]["available"]
+    from ilpkit.plugins.backends.native import kernels
+
+    native = rows[("native", f"kernel={kernels.KERNEL_IMPL}")]  # the kernel this machine gets
+    assert native["available"] and (native["reason"] == "") == (kernels.KERNEL_IMPL == "c")
     for e in ENGINES:
         row = rows[("subprocess", f"engine={e}")]
         assert row["available"] == (shutil.which(PROFILES[e].executable) is not None)

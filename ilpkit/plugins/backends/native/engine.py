@@ -36,7 +36,7 @@ from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.safety import check_program
 from ilpkit.core.task import Program, Task
 from ilpkit.errors import ResourceLimitExceeded
-from ilpkit.plugins.backends.base import Backend, BackendOptions, describe_clause
+from ilpkit.plugins.backends.base import Backend, BackendOptions, BackendStatus, describe_clause
 from ilpkit.plugins.backends.native import ask, kernel_cover, kernels, table_cover
 from ilpkit.plugins.backends.native.ask import Questions
 from ilpkit.plugins.backends.native.components import split_independent
@@ -270,6 +270,18 @@ class NativeBackend(Backend):
         self._engine_cpu = 0.0
         self._kernel_on = self._kernel_choice(task)
         self._drawing = drawing_predicates(task.program)
+
+    @classmethod
+    def probe(cls) -> list[BackendStatus]:
+        """Available; the variant names the compiled kernel this machine gets (``kernel=c``,
+        or ``numba`` / ``python`` with the reason C is not used): loading it builds the C
+        kernel if it is not built yet."""
+        from ilpkit._version import __version__
+
+        kernels._kernel()
+        impl = kernels.KERNEL_IMPL
+        why = "" if impl == "c" else f"no C kernel: {kernels.WHY_NOT_C}"
+        return [BackendStatus(f"kernel={impl}", True, __version__, why)]
 
     def _kernel_choice(self, task: Task) -> bool | None:
         """Whether coverage uses the compiled kernel; None: not yet (``kernel=auto``).
