@@ -53,7 +53,7 @@ def _replay(kernel: Callable[..., Any], args: tuple[Any, ...]) -> tuple[Any, ...
     return (int(status), int(steps), *(fresh[i].tolist() for i in WRITTEN))
 
 
-def _learn(data: str, **settings: Any) -> Callable[[], Any]:
+def _learn(data: str, max_rules: int, **settings: Any) -> Callable[[], Any]:
     import ilpkit
 
     def run() -> Any:
@@ -61,7 +61,7 @@ def _learn(data: str, **settings: Any) -> Callable[[], Any]:
             data,
             learner="theory",
             settings={"nodes": 200, **settings},
-            options={"backend": {"kernel": True}},
+            options={"backend": {"kernel": True}, "learner": {"max_rules": max_rules}},
             evaluate=False,
         )
 
@@ -98,9 +98,9 @@ def recorded() -> dict[str, list[tuple[Any, ...]]]:
     mp = pytest.MonkeyPatch()
     try:
         return {
-            "uwcse": _record(mp, _learn("uwcse", i=2, clauselength=4)),
-            "mutagenesis": _record(mp, _learn("mutagenesis", clauselength=4)),
-            "trains": _record(mp, _learn("trains")),
+            "uwcse": _record(mp, _learn("uwcse", 2, i=2, clauselength=4)),
+            "mutagenesis": _record(mp, _learn("mutagenesis", 1, clauselength=4)),
+            "trains": _record(mp, _learn("trains", 10)),
             "tests": _record(mp, _hand_clauses()),
         }
     finally:
@@ -113,7 +113,7 @@ def test_the_recorded_plans_use_every_literal_kind(
 ) -> None:
     kinds = {int(k) for calls in recorded.values() for args in calls for k in args[8]}
     assert {K.FACT, K.CMP, K.BIND, K.EQ, K.NEQ, K.TESTS, K.ASK} <= kinds, kinds
-    assert sum(len(c) for c in recorded.values()) > 300
+    assert sum(len(c) for c in recorded.values()) > 150
 
 
 @needs_c
