@@ -259,6 +259,7 @@ def test_every_payload_is_refused_with_its_file_and_line(
         assert SECRET not in got
 
 
+@pytest.mark.heavy  # starts every engine on hostile data (about 2 s each)
 def test_the_layers_behind_the_static_check_run_nothing(
     engine: str, payloads: tuple[list[Path], Path, Path]
 ) -> None:

@@ -348,6 +348,7 @@ def engine_gone(pid: int) -> bool:
         return True
 
 
+@pytest.mark.heavy  # starts an engine per case and kills its parent (about 1.5 s each)
 @pytest.mark.skipif(not LINUX, reason="PR_SET_PDEATHSIG is Linux only")
 @pytest.mark.parametrize("mode", ["auto", "off"])
 def test_kill_9_of_ilpkit_takes_its_busy_engine_down(

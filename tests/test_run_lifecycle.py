@@ -435,6 +435,7 @@ def test_a_killed_worker_ends_a_run_with_how_to_resume_and_resume_matches(
     assert unit_summary(run_dir) == unit_summary(tmp_path / "clean")
 
 
+@pytest.mark.heavy  # starts and kills a run with worker processes
 def test_a_killed_parent_takes_its_workers_with_it(tmp_path: Path, reap: list[Any]) -> None:
     proc = ilpkit_process([*UWCSE_LONG, "--out", str(tmp_path / "run")])
     reap.append(psutil.Process(proc.pid))
@@ -497,6 +498,7 @@ def test_subprocess_backend_temp_folders_go_on_sigint_and_after_kill_9(
         assert not list(tmp.iterdir())
 
 
+@pytest.mark.heavy  # starts and kills a run with worker processes and engines
 @needs_swipl
 def test_workers_remove_their_temp_folders_when_the_parent_is_killed(
     tmp_path: Path, reap: list[Any]
