@@ -12,6 +12,7 @@ other kernels.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.machinery
 import importlib.util
@@ -44,21 +45,29 @@ def _compiler() -> list[str] | None:
     return None
 
 
-def _target(source: bytes, compiler: list[str]) -> Path:
-    """Where the module built from ``source`` by ``compiler`` for this interpreter lives: the
-    name hashes all three, so an edited kernel or another Python builds anew."""
+def _target(compiler: list[str]) -> Path:
+    """Where the module built from the kernel's source by ``compiler`` for this interpreter
+    lives: the name hashes all three, so an edited kernel or another Python builds anew."""
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
-    h = hashlib.sha256(source)
-    h.update(" ".join(compiler).encode())
+    digest = _digest(" ".join(compiler))
+    return cache_dir() / f"{MODULE}-{digest}{suffix}"
+
+
+@functools.lru_cache(maxsize=4)
+def _digest(compiler: str) -> str:
+    """The build's name part: read and hashed once per process (every native backend with
+    ``kernel=auto`` asks :func:`built`)."""
+    h = hashlib.sha256(SOURCE.read_bytes())
+    h.update(compiler.encode())
     h.update(sys.version.encode())
     h.update(sysconfig.get_paths()["include"].encode())
-    return cache_dir() / f"{MODULE}-{h.hexdigest()[:16]}{suffix}"
+    return h.hexdigest()[:16]
 
 
 def built() -> bool:
     """Whether the cache holds this kernel's build for this interpreter (no compiling)."""
     compiler = _compiler()
-    return compiler is not None and _target(SOURCE.read_bytes(), compiler).is_file()
+    return compiler is not None and _target(compiler).is_file()
 
 
 def build() -> Path:
@@ -71,8 +80,7 @@ def build() -> Path:
     include = sysconfig.get_paths()["include"]
     if not (Path(include) / "Python.h").is_file():
         raise OSError(f"no Python.h in {include} (Debian: apt install python3-dev)")
-    source = SOURCE.read_bytes()
-    target = _target(source, compiler)
+    target = _target(compiler)
     if target.is_file():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -463,12 +463,17 @@ def __getattr__(name: str) -> Any:
     return globals()[name]
 
 
+def _choice() -> str:
+    """``ILPKIT_KERNEL``, normalised (unset or empty: ``auto``)."""
+    return os.environ.get("ILPKIT_KERNEL", "").strip().lower() or "auto"
+
+
 def _kernel() -> tuple[Any, bool]:
     """``(cover_rows, HAVE_COMPILED)``, choosing and loading the kernel the first time:
     :mod:`.ckernel`'s C build, else numba's (``ILPKIT_KERNEL`` forces one)."""
     made = globals()
     if "cover_rows" not in made:
-        choice = os.environ.get("ILPKIT_KERNEL", "auto").strip().lower() or "auto"
+        choice = _choice()
         if choice not in KERNEL_CHOICES:
             from ilpkit.errors import ConfigError
 
@@ -516,7 +521,7 @@ def ready() -> bool:
     cache (and ``ILPKIT_KERNEL`` allows C)."""
     if "cover_rows" in globals():
         return bool(globals()["HAVE_COMPILED"]) and globals()["KERNEL_IMPL"] == "c"
-    if os.environ.get("ILPKIT_KERNEL", "auto").strip().lower() not in ("auto", "c", ""):
+    if _choice() not in ("auto", "c"):
         return False
     from ilpkit.plugins.backends.native import ckernel
 
