@@ -1,12 +1,19 @@
-"""How fast GNU Prolog and SWI-Prolog read and assert a large fact file (issue 32: GNU Prolog
-took 46 CPU s for noisy-wn18rr1's 86k facts, swipl 0.8 s).
+"""How fast GNU Prolog and SWI-Prolog load a large fact file (issue 32: GNU Prolog took 46 CPU
+s for noisy-wn18rr1's 86k facts, swipl 0.8 s).
 
 Generates ``--facts`` facts ``rel(A, R, B)`` whose arguments are ``--atoms`` distinct atoms
-(or integers with ``--atoms 0``), then times, per engine, a plain Prolog loop that reads every
-term (``read``) or reads and asserts it (``read+assert``, what ilpkit's server does on load),
-in a fresh process, CPU seconds from ``/usr/bin/time``.  The point of the table: on GNU
-Prolog 1.4.5 the cost is in creating atoms (a file of 100 distinct atoms reads in a tenth of a
-second), so no change to how ilpkit feeds the engine brings it within 3x of swipl.
+(or integers with ``--atoms 0``), then times, per engine, in a fresh process:
+
+* ``read`` and ``read+assert``: a plain Prolog loop that reads every term (and asserts it,
+  what ilpkit's server does on load), CPU seconds from ``/usr/bin/time``;
+* ``atoms first``: the same ``read+assert`` after one term that lists the atoms in
+  descending order (what ilpkit's subprocess backend sends GNU Prolog before a load);
+* ``ilpkit load``: the subprocess backend's ``load`` of the task (the engine's CPU seconds
+  and the wall-clock seconds).
+
+GNU Prolog 1.4.5 inserts every new identifier atom into its line editor's completion list,
+sorted and walked from its start: quadratic in the data's order, constant per atom in
+descending order.
 
     python benchmarks/bench_gprolog_load.py --facts 86000 --atoms 40000
 """
@@ -18,6 +25,7 @@ import os
 import random
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -27,8 +35,48 @@ LOOP = """{load}(File, Assert) :- open(File, read, S), {loop}(S, Assert), close(
     (   T == end_of_file -> true
     ;   ( Assert == yes -> assertz(T) ; true ), {loop}(S, Assert)
     ).
-:- initialization(({load}('{file}', {mode}), write(done), nl, halt)).
+:- initialization(({first}{load}('{file}', {mode}), write(done), nl, halt)).
 """
+
+BACKEND_LOAD = """
+import resource, sys, time
+import ilpkit
+from ilpkit.plugins.backends.prolog.subprocess_backend import SubprocessBackend, SubprocessOptions
+task = ilpkit.load_task(sys.argv[2])
+backend = SubprocessBackend(SubprocessOptions(engine=sys.argv[1], startup_timeout=3600))
+start = time.perf_counter()
+backend.load(task)
+wall = time.perf_counter() - start
+backend.close()
+child = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(child.ru_utime + child.ru_stime, wall)
+"""
+
+
+def write_task(folder: Path, facts: Path, atoms: int) -> Path:
+    """An Aleph task over ``facts``: 50 positive and 50 negative examples ``t/1``."""
+    background = folder / "task.b"
+    modes = (
+        ":- modeh(1, t(+ent)).\n:- modeb(*, rel(+ent, #r, -ent)).\n:- determination(t/1, rel/3).\n"
+    )
+    background.write_text(modes + facts.read_text())
+    name = (lambda i: f"e{i}") if atoms else str
+    (folder / "task.f").write_text("".join(f"t({name(i)}).\n" for i in range(50)))
+    (folder / "task.n").write_text("".join(f"t({name(i)}).\n" for i in range(50, 100)))
+    return background
+
+
+def backend_seconds(engine: str, background: Path) -> tuple[float, float]:
+    proc = subprocess.run(
+        [sys.executable, "-c", BACKEND_LOAD, engine, str(background)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise SystemExit(f"ilpkit load on {engine} failed:\n{proc.stderr}")
+    cpu, wall = proc.stdout.split()
+    return float(cpu), float(wall)
 
 
 def write_facts(path: Path, facts: int, atoms: int, seed: int = 0) -> None:
@@ -62,16 +110,26 @@ def main() -> None:
         facts = folder / "facts.pl"
         write_facts(facts, args.facts, args.atoms)
         env = dict(os.environ, MAX_ATOM=str(max(65_536, 4 * args.atoms + 10_000)))
+        atoms_term = folder / "atoms.pl"
+        names = sorted({f"e{i}" for i in range(args.atoms)} | {f"r{i}" for i in range(11)})
+        atoms_term.write_text(f"atoms([{','.join(reversed(names))}]).\n")
+        background = write_task(folder, facts, args.atoms)
         print(f"{args.facts:,} facts, {args.atoms:,} distinct atoms; CPU s (user + system)\n")
-        print("| engine | read | read+assert |")
-        print("|---|---:|---:|")
+        print("| engine | read | read+assert | atoms first | ilpkit load (CPU, wall) |")
+        print("|---|---:|---:|---:|---:|")
         for engine in engines:
             row = []
-            for mode in ("no", "yes"):
+            for mode, first in (
+                ("no", ""),
+                ("yes", ""),
+                ("yes", f"bench_load('{atoms_term}', no), "),
+            ):
                 program = folder / f"{engine}_{mode}.pl"
                 # GNU Prolog's own load/1 cannot be redefined: the loop has its own names
                 program.write_text(
-                    LOOP.format(load="bench_load", loop="bench_loop", file=facts, mode=mode)
+                    LOOP.format(
+                        load="bench_load", loop="bench_loop", file=facts, mode=mode, first=first
+                    )
                 )
                 command = (
                     ["gprolog", "--consult-file", str(program)]
@@ -79,7 +137,10 @@ def main() -> None:
                     else ["swipl", str(program)]
                 )
                 row.append(cpu_seconds(command, folder, env))
-            print(f"| {engine} | {row[0]:.2f} | {row[1]:.2f} |")
+            cpu, wall = backend_seconds(engine, background)
+            print(
+                f"| {engine} | {row[0]:.2f} | {row[1]:.2f} | {row[2]:.2f} | {cpu:.2f}, {wall:.2f} |"
+            )
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ import pytest
 from ilpkit.core.task import Task
 from ilpkit.errors import DataError
 from ilpkit.plugins.backends.native.engine import NativeBackend
-from ilpkit.plugins.backends.prolog.profiles import PROFILES, ascii_text
+from ilpkit.plugins.backends.prolog.profiles import PROFILES, ascii_text, identifier_atoms
 from ilpkit.plugins.backends.prolog.subprocess_backend import SubprocessBackend, SubprocessOptions
 from ilpkit.prolog.terms import Clause, clause_to_prolog, to_prolog
 from tests.reference_prover import make_task, require_backends, term
@@ -209,3 +209,13 @@ def test_a_program_defining_a_missing_builtin_is_not_refused(gprolog: None) -> N
         )
     finally:
         gp.close()
+
+
+def test_the_atoms_made_before_a_load_are_the_identifiers_in_descending_byte_order() -> None:
+    # GNU Prolog keeps identifier atoms of two or more characters in a sorted list walked
+    # from its start; made in descending order, each insertion stops at once.  Variables
+    # (Xab), exponents (1.0e10), character codes (0'a) and one-letter atoms are not listed.
+    text = "rel(e10, 'Q x', Xab, 'abc', e2, 1.0e10, 0'a, x).\n% a comment word\n"
+    assert identifier_atoms(text) == ["word", "rel", "e2", "e10", "comment", "abc"]
+    assert PROFILES["gprolog"].atoms_descending
+    assert not PROFILES["swipl"].atoms_descending

@@ -448,6 +448,7 @@ ilpkit_context_text(_, '').
 %   defined(Name, Arity)                d(true) | d(false)
 %   limits(MB)                          ok (MB: memory bound of one query, or none)
 %   ping                                pong
+%   atoms(List)                         ok (reading List made its atoms, in its order)
 % Clauses is a list of c(Head, Body); Kind is limit (ilpkit's limits, resource errors) or error; Culprit is the Name/Arity of
 % an unknown procedure, else none; Secs is none or a number.  Output of user code goes to
 % user_error, so it cannot corrupt the answers.
@@ -516,6 +517,8 @@ ilpkit_dispatch(limits(MB)) :- !,
     ilpkit_reply(ok).
 ilpkit_dispatch(ping) :- !,
     ilpkit_reply(pong).
+ilpkit_dispatch(atoms(_)) :- !,
+    ilpkit_reply(ok).
 ilpkit_dispatch(Request) :-
     functor(Request, Name, Arity),
     throw(error(domain_error(ilpkit_request, Name/Arity), ilpkit_serve/0)).

@@ -61,6 +61,20 @@ def atom_table_size(program_text: str) -> int:
     return size
 
 
+_IDENTIFIER_ATOMS: Final = re.compile(
+    r"(?<![A-Za-z0-9_'])[a-z][A-Za-z0-9_]+|'([a-z][A-Za-z0-9_]+)'"
+)
+
+
+def identifier_atoms(program_text: str) -> list[str]:
+    """The identifier atoms (``[a-z][A-Za-z0-9_]+``, quoted or not) of ``program_text``, in
+    descending byte order (the order of C's ``strcmp``: code points, for ASCII text); see
+    :attr:`EngineProfile.atoms_descending`.  A word of a comment or of a longer quoted atom
+    may be among them: one atom more, never one less that matters."""
+    found = {m.group(1) or m.group(0) for m in _IDENTIFIER_ATOMS.finditer(program_text)}
+    return sorted(found, reverse=True)
+
+
 RSS_CHECK_EVERY: Final = 256
 """Requests between two looks at an engine's memory (see ``restart_rss_mb``)."""
 
@@ -117,6 +131,12 @@ class EngineProfile:
     atom_table_env: str | None = None
     """Environment variable sizing the engine's atom table (GNU Prolog: ``MAX_ATOM``, 32,768
     atoms by default); the backend sets it from the data (:func:`atom_table_size`)."""
+    atoms_descending: bool = False
+    """The backend creates the data's atoms before the load, in descending order
+    (:func:`identifier_atoms`).  GNU Prolog 1.4.5 adds every new identifier atom to its line
+    editor's completion list, a sorted linked list walked from its start: in the data's order
+    that is quadratic (86,000 facts over 40,000 atoms: 16 CPU s), in descending order each
+    insertion stops at once (0.4 s)."""
 
     def command(self, executable: str, server: str) -> list[str]:
         goal = "ilpkit_serve, halt"
@@ -811,6 +831,7 @@ PROFILES: Final[dict[str, EngineProfile]] = {
         address_space_limit=True,
         swi_arithmetic=False,
         atom_table_env="MAX_ATOM",
+        atoms_descending=True,
     ),
     "yap": EngineProfile(
         name="yap",

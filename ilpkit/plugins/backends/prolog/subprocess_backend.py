@@ -65,6 +65,7 @@ from ilpkit.plugins.backends.prolog.profiles import (
     ascii_text,
     atom_table_size,
     beyond,
+    identifier_atoms,
     server_source,
 )
 from ilpkit.prolog.reader import PrologReader
@@ -292,6 +293,15 @@ class SubprocessBackend(Backend):
         timeout = self.opts.startup_timeout
         try:
             self.version = _wait_ready(engine, timeout)
+            if self.profile.atoms_descending:
+                engine.send(f"atoms([{','.join(identifier_atoms(self._exported.text))}]).\n")
+                atoms_reply = engine.read_line(timeout)
+                if atoms_reply != "ok.":
+                    engine.kill()
+                    self._engine = None
+                    raise PrologEngineError(
+                        f"{self.profile.name}: unexpected answer to atoms: {atoms_reply}"
+                    )
             engine.send("load('program.pl').\n")
             reply = self._parse(engine.read_line(timeout))
             engine.send(f"limits({'none' if limit is None else repr(float(limit))}).\n")
