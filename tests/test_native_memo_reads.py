@@ -13,6 +13,7 @@ from ilpkit.core.coverage import Coverage
 from ilpkit.plugins.backends.native import ask, kernel_cover, plan
 from ilpkit.plugins.backends.native import kernels as K
 from ilpkit.plugins.backends.native.engine import NativeBackend, NativeOptions
+from ilpkit.plugins.backends.native.plan import HeadIndex
 from ilpkit.prolog.terms import Clause
 from tests.reference_prover import make_task, term
 
@@ -82,20 +83,24 @@ def test_a_part_with_unknown_rows_goes_to_the_kernel(monkeypatch: pytest.MonkeyP
 
 
 def test_memo_keys_are_the_ranks_of_the_head_columns_times_their_strides() -> None:
-    class Head:
-        arity = 3
-        # ranks of rows 0, 1, 2 (three head columns each)
-        ranks = np.array([0, 1, 2, 1, 0, 3, 2, 2, 0], dtype=np.int64)
+    hix = HeadIndex.__new__(HeadIndex)
+    hix.arity = 3
+    # ranks of rows 0, 1, 2 (three head columns each); columns have 3, 3 and 4 values
+    hix.ranks = np.array([0, 1, 2, 1, 0, 3, 2, 2, 0], dtype=np.int64)
+    hix.dims = [3, 3, 4]
+    hix._row_keys = {}
+    # columns (2, 0): strides (3, 1), row-major over column 0's three values
+    assert hix.strides([2, 0]).tolist() == [3, 1]
+    # row 0: 2 * 3 + 0 = 6; row 1: 3 * 3 + 1 = 10; row 2: 0 * 3 + 2 = 2
+    assert hix.row_keys([2, 0]).tolist() == [6, 10, 2]
+    assert hix.row_keys([1]).tolist() == [1, 0, 2]  # one column: its rank (stride 1)
+    assert hix.row_keys([]).tolist() == [0, 0, 0]  # no head column: the one entry
+    assert hix.strides([0, 1, 2]).tolist() == [12, 4, 1]
+    # columns (0, 1, 2): 0*12+1*4+2 = 6, 1*12+0*4+3 = 15, 2*12+2*4+0 = 32
+    assert hix.row_keys([0, 1, 2]).tolist() == [6, 15, 32]
 
     class P:
-        hcol = np.array([2, 0], dtype=np.int64)
-        strides = np.array([3, 1], dtype=np.int64)
+        row_keys = hix.row_keys([2, 0])
 
     rows = np.array([0, 2], dtype=np.int64)
-    # row 0: 2 * 3 + 0 = 6; row 2: 0 * 3 + 2 = 2
-    assert kernel_cover._memo_keys(Head(), P(), rows).tolist() == [6, 2]  # type: ignore[arg-type]
-    P.hcol = np.array([1], dtype=np.int64)  # one column: its rank (stride 1)
-    P.strides = np.array([1], dtype=np.int64)
-    assert kernel_cover._memo_keys(Head(), P(), rows).tolist() == [1, 2]  # type: ignore[arg-type]
-    P.hcol = P.strides = np.zeros(0, dtype=np.int64)  # no head column: the one entry
-    assert kernel_cover._memo_keys(Head(), P(), rows).tolist() == [0, 0]  # type: ignore[arg-type]
+    assert kernel_cover._memo_keys(hix, P(), rows).tolist() == [6, 2]  # type: ignore[arg-type]

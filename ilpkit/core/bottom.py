@@ -267,12 +267,13 @@ def _aleph_schedule(bias: Bias, target: tuple[str, int], body_modes: tuple[Mode,
 def _goal(mode: Mode, inputs: dict[tuple[int, ...], Term]) -> Term:
     """The mode's template with input places filled and other places as fresh variables."""
     counter = itertools.count()
+    places = frozenset(p.path for p in mode.places)  # once per goal, not per subterm
 
     def build(t: Term, path: tuple[int, ...]) -> Term:
         if path in inputs:
             return inputs[path]
         if type(t) is Struct:
-            if t.name in ("+", "-", "#") and len(t.args) == 1 and _is_place(mode, path):
+            if t.name in ("+", "-", "#") and len(t.args) == 1 and path in places:
                 return Var(f"_S{next(counter)}")
             return Struct(t.name, tuple(build(a, (*path, i)) for i, a in enumerate(t.args)))
         return t

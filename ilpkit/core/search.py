@@ -217,6 +217,8 @@ class SearchContext:
         """Literals of the clause ``body``, counting the head and not the ``free`` ones."""
         if not self.free:
             return len(body) + 1
+        if self.free.isdisjoint(body):
+            return len(body) + 1
         return 1 + sum(1 for k in body if k not in self.free)
 
     def prefetch(

@@ -63,7 +63,10 @@ def linked_groups(
         for v in iter_vars(literal) if body_vars is None else body_vars[i]:
             if v in head_vars:
                 continue
-            a, b = find(i), find(owner.setdefault(v, i))
+            first = owner.setdefault(v, i)
+            if first == i:  # the variable's first literal, or a repeat within it
+                continue
+            a, b = find(i), find(first)
             if a != b:
                 parent[max(a, b)] = min(a, b)
     parts: dict[int, list[int]] = {}

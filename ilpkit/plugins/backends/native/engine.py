@@ -540,6 +540,14 @@ class NativeBackend(Backend):
         for part in parts:
             if len(rows) == 0:
                 break
+            if len(part.memo) and not part.demands:
+                # Every row's answer already known (the parts a refinement shares with its
+                # parent): two gathers, which cost less than a kernel call's arguments.
+                # The memo holds final answers only, so the kernel would return the same.
+                known = part.memo[part.row_keys[rows]]
+                if np.count_nonzero(known) == len(known):
+                    rows = rows[known == 1]
+                    continue
             try:
                 covered, status, steps = self._run_part(key, hix, part, rows, budget)
             except BaseException:

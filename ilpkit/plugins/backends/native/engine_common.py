@@ -49,6 +49,8 @@ class Part:
     hv: list[Var]
     lits: list[Term]
     binders: dict[Var, tuple[FactTable, int]]
+    row_keys: Ids
+    """Each example row's position in ``memo`` (:meth:`HeadIndex.row_keys`)."""
 
 
 _BROKEN: Final = -1  # a kernel status: a demand-driven table's completion raised

@@ -135,18 +135,11 @@ def _run_part(
 def _memo_keys(hix: HeadIndex, part: Part, rows: Ids) -> Ids:
     """The positions in ``part.memo`` of these example rows (as the kernel computes them:
     the ranks of the part's head columns times its strides)."""
-    ranks = hix.ranks.reshape(-1, hix.arity)
-    hcol = part.hcol
-    if len(hcol) == 1:  # most parts: one head column, whose stride is 1
-        one: Ids = ranks[rows, hcol[0]]
-        return one
-    if len(hcol) == 0:  # a part reading no head variable: one memo entry
-        return np.zeros(len(rows), dtype=np.int64)
-    sub = ranks[rows]
-    keys: Ids = sub[:, hcol[0]] * part.strides[0]
-    for c, stride in zip(hcol[1:].tolist(), part.strides[1:].tolist(), strict=True):
-        keys += sub[:, c] * stride
+    keys: Ids = part.row_keys[rows]
     return keys
+
+
+_NO_KEYS: Final = np.zeros(0, dtype=np.int64)
 
 
 def _refresh(self: NativeBackend, part: Part) -> None:
@@ -219,15 +212,15 @@ def _part(
         return "empty"
     except Refused:
         return None
-    strides = np.zeros(len(cols), dtype=np.int64)
+    strides = hix.strides(cols)
     size = 1
-    for j in range(len(cols) - 1, -1, -1):
-        strides[j] = size
-        size *= hix.dims[cols[j]]
+    for c in cols:
+        size *= hix.dims[c]
     memo = np.zeros(size if size <= _MEMO_LIMIT else 0, dtype=np.uint8)
     part = Part(
         plan, np.array(cols, dtype=np.int64), strides, memo, used,
         [d.version for d in used], hv, lits, binders,
+        hix.row_keys(cols) if len(memo) else _NO_KEYS,
     )  # fmt: skip
     self._parts[ident] = part
     self._parts_bytes += memo.nbytes

@@ -15,7 +15,7 @@ the plan is refused).  Anything outside facts, arithmetic comparisons and ground
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -495,6 +495,32 @@ class HeadIndex:
         self.ranks = K.as_ids(ranks)
         self.row_of = np.full(n_examples, -1, dtype=np.int64)
         self.row_of[ids] = np.arange(len(ids), dtype=np.int64)
+        self._row_keys: dict[tuple[int, ...], Ids] = {}
+
+    def strides(self, cols: Sequence[int]) -> Ids:
+        """The memo strides of a part reading these head columns (row-major over their
+        distinct values)."""
+        strides = np.zeros(len(cols), dtype=np.int64)
+        size = 1
+        for j in range(len(cols) - 1, -1, -1):
+            strides[j] = size
+            size *= self.dims[cols[j]]
+        return strides
+
+    def row_keys(self, cols: Sequence[int]) -> Ids:
+        """Every row's memo position for a part reading these head columns, as the kernel
+        computes it (ranks times strides): kept per column tuple (at most 2**arity), so a
+        part whose answers are all known is read with two gathers (issue 32: that read
+        is most of a search's coverage calls)."""
+        key = tuple(cols)
+        got = self._row_keys.get(key)
+        if got is None:
+            ranks = self.ranks.reshape(-1, self.arity)
+            got = np.zeros(len(ranks), dtype=np.int64)
+            for c, stride in zip(key, self.strides(key).tolist(), strict=True):
+                got += ranks[:, c] * stride
+            self._row_keys[key] = got
+        return got
 
 
 def run_plan(

@@ -72,7 +72,7 @@ from ilpkit.plugins.backends.native.vectorised_values import (
 from ilpkit.plugins.backends.native.vectorised_values import (
     _ikey as _ikey,
 )
-from ilpkit.prolog.terms import is_ground, iter_vars
+from ilpkit.prolog.terms import Clause, is_ground, iter_vars
 
 
 class Evaluator:
@@ -90,6 +90,9 @@ class Evaluator:
         self._sorted: dict[Any, KeyIndex] = {}
         self._groups: dict[tuple[str, int], list[Any]] = {}
         self._counter = 0
+        self._singles: dict[tuple[tuple[str, int], int], tuple[Clause, frozenset[str]]] = {}
+        """Each program clause's variables that occur once (by predicate and position, with
+        the clause it was computed for): :meth:`_rename` runs for every call of a rule."""
         self._apart: dict[tuple[int, str, int], tuple[int, ...] | None] = {}
         """Each value taken apart against ``name/arity`` (:func:`.vectorised_tests.
         _decompose`): its arguments' ids, or None when it is not such a term."""
@@ -511,13 +514,18 @@ class Evaluator:
     def _rename(self, key: tuple[str, int], i: int) -> tuple[tuple[RT, ...], list[RT]]:
         names: dict[str, _V] = {}
         clause = self.engine.program.clauses[key][i].clause
-        counts = Counter(v.name for t in (clause.head, *clause.body) for v in iter_vars(t))
+        known = self._singles.get((key, i))
+        if known is None or known[0] is not clause:
+            counts = Counter(v.name for t in (clause.head, *clause.body) for v in iter_vars(t))
+            known = (clause, frozenset(n for n, c in counts.items() if c == 1))
+            self._singles[key, i] = known
+        singles = known[1]
 
         def fresh(n: str) -> _V:
             v = names.get(n)
             if v is None:
                 self._counter += 1
-                v = names[n] = _V(f"{n}_{self._counter}", counts[n] == 1)
+                v = names[n] = _V(f"{n}_{self._counter}", n in singles)
             return v
 
         from_term = _from_term
