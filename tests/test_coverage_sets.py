@@ -175,3 +175,34 @@ def test_weighted_counts_match_brute_force(
     assert c.counts(ex) == expected
     assert Weighting.of(ex).counts(c) == expected
     assert counts_of(c.ids, ex.labels, ex.weights) == expected
+
+
+def test_unit_weights_in_class_blocks_count_by_binary_search() -> None:
+    # positives 0-1, negatives 2-4, an unlabeled 5: the layout of most tasks
+    ex = examples([POS, POS, NEG, NEG, NEG, UNLABELED], [1, 1, 1, 1, 1, 1])
+    w = Weighting.of(ex)
+    assert w.ends is not None and w.ends.tolist() == [2, 5]
+    # ids 1, 3, 4, 5: one positive (1), two negatives (3, 4), the unlabeled counts for neither
+    assert w.counts(Coverage([1, 3, 4, 5], 6)) == Counts(1.0, 2.0, 2.0, 3.0)
+    assert w.counts(Coverage.empty(6)) == Counts(0.0, 0.0, 2.0, 3.0)
+    # any other layout or weight: the gathers
+    assert Weighting.of(examples([NEG, POS, POS], [1, 1, 1])).ends is None
+    assert Weighting.of(examples([POS, NEG, NEG], [1, 2, 1])).ends is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 20), st.integers(0, 20), st.integers(0, 5), st.data())
+def test_block_counts_match_brute_force(p: int, n: int, u: int, data: st.DataObject) -> None:
+    labels = [POS] * p + [NEG] * n + [UNLABELED] * u
+    ex = examples(labels, [1] * len(labels))
+    covered = sorted(data.draw(st.sets(st.integers(0, len(labels) - 1))))
+    c = Coverage(covered, len(labels))
+    expected = Counts(
+        float(sum(1 for i in covered if labels[i] == POS)),
+        float(sum(1 for i in covered if labels[i] == NEG)),
+        float(p),
+        float(n),
+    )
+    w = Weighting.of(ex)
+    assert w.ends is not None
+    assert w.counts(c) == expected

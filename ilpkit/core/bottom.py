@@ -300,19 +300,22 @@ def _match_places(mode: Mode, atom: Term) -> list[tuple[Place, Term]] | None:
                 return None
             t = t.args[i]
         out.append((place, t))
-    if not _constants_match(mode.template, atom, mode):
+    if not _constants_match(mode.template, atom, frozenset(p.path for p in mode.places)):
         return None
     return out
 
 
-def _constants_match(template: Term, atom: Term, mode: Mode, path: tuple[int, ...] = ()) -> bool:
-    if _is_place(mode, path) and path:
+def _constants_match(
+    template: Term, atom: Term, places: frozenset[tuple[int, ...]], path: tuple[int, ...] = ()
+) -> bool:
+    """Whether ``atom`` has the template's constants outside the mode's ``places`` (paths)."""
+    if path and path in places:
         return True
     if type(template) is Struct:
         if type(atom) is not Struct or atom.indicator != template.indicator:
             return False
         return all(
-            _constants_match(ta, aa, mode, (*path, i))
+            _constants_match(ta, aa, places, (*path, i))
             for i, (ta, aa) in enumerate(zip(template.args, atom.args, strict=True))
         )
     return template == atom

@@ -165,19 +165,47 @@ class Weighting:
     O(covered) gather instead of an O(examples) pass.
     """
 
-    __slots__ = ("n", "neg_w", "p", "pos_w")
+    __slots__ = ("ends", "n", "neg_w", "p", "pos_w")
 
     def __init__(self, labels: npt.NDArray[np.int8], weights: npt.NDArray[np.float64]) -> None:
         self.pos_w = np.where(labels == POS, weights, 0.0)
         self.neg_w = np.where(labels == NEG, weights, 0.0)
         self.p = float(self.pos_w.sum())
         self.n = float(self.neg_w.sum())
+        self.ends = _unit_blocks(self.pos_w, self.neg_w)
+        """``(P, P + N)`` when the positives are ids ``[0, P)`` and the negatives
+        ``[P, P + N)``, each of weight 1 (every other id 0): most tasks' own layout, where a
+        count is two binary searches in the sorted ids instead of two gathers."""
 
     @classmethod
     def of(cls, examples: Examples, weights: npt.NDArray[np.float64] | None = None) -> Weighting:
         return cls(examples.labels, examples.weights if weights is None else weights)
 
     def counts(self, coverage: Coverage | IdArray) -> Counts:
-        ids = coverage.ids if isinstance(coverage, Coverage) else coverage
+        if isinstance(coverage, Coverage):
+            ids = coverage.ids
+            if self.ends is not None:  # sorted ids (Coverage's invariant), unit blocks
+                p, pn = ids.searchsorted(self.ends)
+                return Counts(float(p), float(pn - p), self.p, self.n)
+        else:
+            ids = coverage
         add = np.add.reduce  # ndarray.sum's own reduction, without its Python wrapper
         return Counts(float(add(self.pos_w[ids])), float(add(self.neg_w[ids])), self.p, self.n)
+
+
+def _unit_blocks(
+    pos_w: npt.NDArray[np.float64], neg_w: npt.NDArray[np.float64]
+) -> npt.NDArray[np.int64] | None:
+    """``Weighting.ends``: the array ``[P, P + N]``, or None when the weights are not so laid
+    out."""
+    p = int(np.count_nonzero(pos_w))
+    n = int(np.count_nonzero(neg_w))
+    unit = np.zeros(len(pos_w))
+    unit[:p] = 1.0
+    if not np.array_equal(pos_w, unit):
+        return None
+    unit[:p] = 0.0
+    unit[p : p + n] = 1.0
+    if not np.array_equal(neg_w, unit):
+        return None
+    return np.array([p, p + n], dtype=np.int64)
