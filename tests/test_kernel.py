@@ -385,3 +385,25 @@ def test_sparse_indexes_are_bisected_with_the_same_answers(monkeypatch: pytest.M
         covered, status, _ = kernel(*args, *state)
         assert status == K.OK
         assert covered.tolist() == [1, 1, 0, 0]
+
+
+def test_head_components_by_hand_and_kept_per_head() -> None:
+    # p(A, B) :- q(A, C), r(C, B), s(B), t(D), u(D, A), q(A, C).
+    # Non-head variables: q {C}, r {C}, s {}, t {D}, u {D}: parts {q, r, q}, {s}, {t, u};
+    # their head variables in first-occurrence order: (A, B), (B), (A).
+    clause = Clause.from_term(term("p(A, B) :- q(A, C), r(C, B), s(B), t(D), u(D, A), q(A, C)"))
+    A, B = Var("A"), Var("B")
+    body = list(clause.body)
+    expected = [
+        ([A, B], [body[0], body[1], body[5]]),
+        ([B], [body[2]]),
+        ([A], [body[3], body[4]]),
+    ]
+    assert head_components({A, B}, body) == expected
+    # kept per literal for the head object: a second call (and a refinement) agree
+    assert head_components({A, B}, body, clause.head) == expected
+    assert head_components({A, B}, body, clause.head) == expected
+    assert head_components({A, B}, body[:2], clause.head) == [([A, B], body[:2])]
+    # the same literal objects under another head (B not in it): the split is recomputed
+    other = Struct("p", (A,))
+    assert head_components({A}, body[:3], other) == [([A], body[:3])]

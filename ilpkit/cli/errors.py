@@ -19,6 +19,7 @@ import typer
 from typer.core import TyperGroup
 
 from ilpkit.core import lifecycle
+from ilpkit.core.allocator import reuse_freed_memory
 from ilpkit.errors import IlpkitError
 
 EXIT_USER_ERROR: Final = 2
@@ -42,6 +43,7 @@ class IlpkitGroup(TyperGroup):
         _plain_help(self)
 
     def invoke(self, ctx: Any) -> Any:
+        reuse_freed_memory()  # a command's process, not a library's caller: see the module
         with lifecycle.signal_handlers():
             try:
                 return super().invoke(ctx)

@@ -268,20 +268,34 @@ def _goal(mode: Mode, inputs: dict[tuple[int, ...], Term]) -> Term:
     """The mode's template with input places filled and other places as fresh variables."""
     counter = itertools.count()
     places = frozenset(p.path for p in mode.places)  # once per goal, not per subterm
-
-    def build(t: Term, path: tuple[int, ...]) -> Term:
-        if path in inputs:
-            return inputs[path]
-        if type(t) is Struct:
-            if t.name in ("+", "-", "#") and len(t.args) == 1 and path in places:
-                return Var(f"_S{next(counter)}")
-            return Struct(t.name, tuple(build(a, (*path, i)) for i, a in enumerate(t.args)))
-        return t
-
     template = mode.template
     if type(template) is not Struct:
         return template
-    return Struct(template.name, tuple(build(a, (i,)) for i, a in enumerate(template.args)))
+    return Struct(
+        template.name,
+        tuple(_fill(a, (i,), inputs, places, counter) for i, a in enumerate(template.args)),
+    )
+
+
+def _fill(
+    t: Term,
+    path: tuple[int, ...],
+    inputs: dict[tuple[int, ...], Term],
+    places: frozenset[tuple[int, ...]],
+    counter: itertools.count[int],
+) -> Term:
+    """:func:`_goal` at one subterm.  (A module function: a nested recursive function is a
+    reference cycle, left to the cyclic garbage collector once per goal.)"""
+    if path in inputs:
+        return inputs[path]
+    if type(t) is Struct:
+        if t.name in ("+", "-", "#") and len(t.args) == 1 and path in places:
+            return Var(f"_S{next(counter)}")
+        return Struct(
+            t.name,
+            tuple(_fill(a, (*path, i), inputs, places, counter) for i, a in enumerate(t.args)),
+        )
+    return t
 
 
 def _is_place(mode: Mode, path: tuple[int, ...]) -> bool:

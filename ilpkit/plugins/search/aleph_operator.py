@@ -119,6 +119,10 @@ def run_aleph_operator(search: TopDown, ctx: SearchContext) -> Evaluated | None:
         key = (-e.score, size, e.number) if search.order == "best" else (size, -e.score, e.number)
         heapq.heappush(heap, (key, next(tie), node))
 
+    # Each node's ``kin`` holds the node itself: a reference cycle per family, broken when
+    # the search ends so that refcounting frees them (left to the cyclic garbage collector,
+    # they made its full collections the cost of a search -- issue 32).
+    families: list[list[_Node]] = []
     try:
         root = ctx.evaluate(())
         kept = keep(root)
@@ -127,6 +131,7 @@ def run_aleph_operator(search: TopDown, ctx: SearchContext) -> Evaluated | None:
         if kept:
             top = _Node(waiting(root), (), deps.head, [])
             top.kin.append(top)
+            families.append(top.kin)
             push(top, root)
         while heap:
             node = heapq.heappop(heap)[2]
@@ -154,6 +159,7 @@ def run_aleph_operator(search: TopDown, ctx: SearchContext) -> Evaluated | None:
             ]
             ctx.prefetch(bodies, e, listed)
             made: list[_Node] = []
+            families.append(made)
             for k, body, order in zip(grow, bodies, listed, strict=True):
                 child = ctx.evaluate(body, parent=e, order=order)
                 kept = keep(child)  # against the best before it, as Aleph's pos_ok
@@ -170,4 +176,7 @@ def run_aleph_operator(search: TopDown, ctx: SearchContext) -> Evaluated | None:
             search._trim(heap)  # type: ignore[arg-type]
     except BudgetExhausted:
         pass
+    finally:
+        for family in families:
+            family.clear()
     return best

@@ -525,7 +525,7 @@ class NativeBackend(Backend):
             rows = rows[mask]
         parts: list[Part] = []
         rest: list[Term] = []  # parts outside the kernel's fragment, for the numpy engine
-        for hv, lits in head_components(set(column), list(clause.body)):
+        for hv, lits in head_components(set(column), list(clause.body), head):
             part = self._part(key, hix, [column[v] for v in hv], hv, lits)
             if part is None:
                 rest += lits

@@ -199,7 +199,7 @@ def _part(
     got = self._parts.get(ident)
     if got is not None:
         self._parts.move_to_end(ident)
-        return None if any(d.broken for d in got.demands) else got
+        return None if got.demands and any(d.broken for d in got.demands) else got
     binders = {v: (hix.table, c) for v, c in zip(hv, cols, strict=True)}
     used: list[DemandTable] = []
     try:

@@ -148,18 +148,7 @@ class Evaluator:
             return []
         vals = self.values.values
         cols = {v: c.tolist() for v, c in st.cols.items()}
-
-        def build(t: RT, r: int) -> RT:
-            if type(t) is _V:
-                col = cols.get(t)
-                if col is None:
-                    raise Unsupported("an answer is not ground", static=False)
-                return vals[col[r]]
-            if type(t) is tuple:
-                return tuple([t[0], *(build(a, r) for a in t[1:])])
-            return t
-
-        return [tuple(build(t, r) for t in out_terms) for r in range(st.n)]
+        return [tuple(_answer_term(t, r, cols, vals) for t in out_terms) for r in range(st.n)]
 
     def batch(
         self, name: str, args: Sequence[RT | None], bound: Mapping[int, list[RT] | Ids], n: int
@@ -411,6 +400,54 @@ class Evaluator:
             return branches[0]
         return self._merge(st, origin, args, branches)
 
+    def _general(
+        self,
+        terms: list[RT],
+        st: _State,
+        branches: list[_State],
+        new_vars: list[_V],
+        new_cols: list[list[Ids]],
+    ) -> RT:
+        """The most specific term of :meth:`_merge`'s branches' ``terms``: what they share,
+        and a new column (``new_vars``, ``new_cols``) where they differ.  (A method, not a
+        nested function: a recursive closure is a reference cycle, left to the cyclic
+        garbage collector, and this runs for every merged call -- issue 32.)"""
+        first = terms[0]
+        if all(type(t) is tuple for t in terms) and all(
+            t[0] == first[0] and len(t) == len(first) for t in terms
+        ):
+            parts = (
+                self._general([t[i] for t in terms], st, branches, new_vars, new_cols)
+                for i in range(1, len(first))
+            )
+            return tuple([first[0], *parts])
+        if (
+            type(first) is not _V
+            and type(first) is not tuple
+            and all(type(t) is type(first) and _ikey(t) == _ikey(first) for t in terms)
+        ):
+            return first
+        if type(first) is _V and all(t is first for t in terms):
+            if first in st.cols:
+                return first  # a column of the caller: carried along by the parent rows
+            if all(first not in b.cols for b in branches):
+                return first  # left free by every branch
+        cols = []
+        for t, b in zip(terms, branches, strict=True):
+            if type(t) is _V:
+                col = b.cols.get(t)
+                if col is None:
+                    raise Unsupported("a branch leaves an argument unbound", static=False)
+                cols.append(col)
+            elif _has_var(t):
+                cols.append(self._materialise(t, b))
+            else:
+                cols.append(np.full(b.n, self.values.id(t), dtype=np.int64))
+        v = self._fresh("merged")
+        new_vars.append(v)
+        new_cols.append(cols)
+        return v
+
     def _merge(
         self, st: _State, origin: _V, args: tuple[RT, ...], branches: list[_State]
     ) -> _State:
@@ -418,42 +455,10 @@ class Evaluator:
         new_cols: list[list[Ids]] = []
         new_vars: list[_V] = []
 
-        def general(terms: list[RT]) -> RT:
-            first = terms[0]
-            if all(type(t) is tuple for t in terms) and all(
-                t[0] == first[0] and len(t) == len(first) for t in terms
-            ):
-                return tuple(
-                    [first[0], *(general([t[i] for t in terms]) for i in range(1, len(first)))]
-                )
-            if (
-                type(first) is not _V
-                and type(first) is not tuple
-                and all(type(t) is type(first) and _ikey(t) == _ikey(first) for t in terms)
-            ):
-                return first
-            if type(first) is _V and all(t is first for t in terms):
-                if first in st.cols:
-                    return first  # a column of the caller: carried along by the parent rows
-                if all(first not in b.cols for b in branches):
-                    return first  # left free by every branch
-            cols = []
-            for t, b in zip(terms, branches, strict=True):
-                if type(t) is _V:
-                    col = b.cols.get(t)
-                    if col is None:
-                        raise Unsupported("a branch leaves an argument unbound", static=False)
-                    cols.append(col)
-                elif _has_var(t):
-                    cols.append(self._materialise(t, b))
-                else:
-                    cols.append(np.full(b.n, self.values.id(t), dtype=np.int64))
-            v = self._fresh("merged")
-            new_vars.append(v)
-            new_cols.append(cols)
-            return v
-
-        template = general([tuple(["$args", *(b.resolve(a) for a in args)]) for b in branches])
+        template = self._general(
+            [tuple(["$args", *(b.resolve(a) for a in args)]) for b in branches],
+            st, branches, new_vars, new_cols,
+        )  # fmt: skip
         parent = np.concatenate([b.cols[origin] for b in branches])
         if len(parent) < 2 or bool((parent[1:] >= parent[:-1]).all()):
             order = None  # in row order already (chunks, or one branch per row)
@@ -474,22 +479,10 @@ class Evaluator:
         """Ids of a structure whose variables are all columns, one per row."""
         vals = self.values.values
         cols: dict[_V, list[int]] = {}
-
-        def build(x: RT, r: int) -> RT:
-            if type(x) is _V:
-                col = cols.get(x)
-                if col is None:
-                    c = st.cols.get(x)
-                    if c is None:
-                        raise Unsupported("a branch leaves an argument unbound", static=False)
-                    col = cols[x] = c.tolist()
-                return vals[col[r]]
-            if type(x) is tuple:
-                return tuple([x[0], *(build(a, r) for a in x[1:])])
-            return x
-
         ident = self.values.id
-        return np.array([ident(build(t, r)) for r in range(st.n)], dtype=np.int64)
+        return np.array(
+            [ident(_row_term(t, r, cols, st.cols, vals)) for r in range(st.n)], dtype=np.int64
+        )
 
     def _clause_groups(self, key: tuple[str, int]) -> list[Any]:
         """A predicate's clauses: runs of ground facts as id arrays, rules one by one."""
@@ -654,3 +647,33 @@ class Evaluator:
     _list = vectorised_tests._list
     _memberchk = vectorised_tests._memberchk
     _member = vectorised_tests._member
+
+
+def _answer_term(t: RT, r: int, cols: dict[_V, list[int]], vals: list[Any]) -> RT:
+    """Row ``r``'s value of ``t`` (:meth:`Evaluator.answers`): every variable a column."""
+    if type(t) is _V:
+        col = cols.get(t)
+        if col is None:
+            raise Unsupported("an answer is not ground", static=False)
+        return vals[col[r]]
+    if type(t) is tuple:
+        return tuple([t[0], *(_answer_term(a, r, cols, vals) for a in t[1:])])
+    return t
+
+
+def _row_term(
+    x: RT, r: int, cols: dict[_V, list[int]], state_cols: dict[_V, Ids], vals: list[Any]
+) -> RT:
+    """Row ``r``'s value of ``x`` (:meth:`Evaluator._materialise`), each column read into
+    ``cols`` as a list once."""
+    if type(x) is _V:
+        col = cols.get(x)
+        if col is None:
+            c = state_cols.get(x)
+            if c is None:
+                raise Unsupported("a branch leaves an argument unbound", static=False)
+            col = cols[x] = c.tolist()
+        return vals[col[r]]
+    if type(x) is tuple:
+        return tuple([x[0], *(_row_term(a, r, cols, state_cols, vals) for a in x[1:])])
+    return x

@@ -98,7 +98,6 @@ class _Machine:
         "cps",
         "deadline",
         "eng",
-        "guard",
         "mem_base",
         "mem_limit",
         "mem_pending",
@@ -129,8 +128,6 @@ class _Machine:
         """Bytes charged by built-ins since the resident size was last read."""
         self.work = 0
         """Steps charged by built-ins for work beyond a resolution step (long lists, texts)."""
-        self.guard = self.charge_term
-        """What long loops over terms charge while this machine runs (``terms._GUARD``)."""
 
     # -- helpers used by control built-ins -------------------------------------------------
     def collect(
@@ -321,15 +318,21 @@ class _Machine:
         While it runs (not while suspended) long loops over terms charge this query
         (``terms._GUARD``); a nested or interleaved query restores the outer one's guard.
         """
+        # What long loops over terms charge while this machine runs.  A local, not an
+        # attribute: a bound method kept on the machine would make a reference cycle, and
+        # every query's machine would wait for the cyclic garbage collector (issue 32).
+        guard = self.charge_term
         outer = [_GUARD[0]]  # the guard to restore, as of the latest resumption
-        _GUARD[0] = self.guard
+        _GUARD[0] = guard
         try:
-            yield from self._run(seq, outer)
+            yield from self._run(seq, outer, guard)
         finally:
-            if _GUARD[0] is self.guard:
+            if _GUARD[0] is guard:
                 _GUARD[0] = outer[0]
 
-    def _run(self, seq: tuple[Any, ...], outer: list[Any]) -> Iterator[None]:
+    def _run(
+        self, seq: tuple[Any, ...], outer: list[Any], guard: Callable[..., Any]
+    ) -> Iterator[None]:
         eng = self.eng
         trail = self.trail
         cps = self.cps
@@ -446,7 +449,7 @@ class _Machine:
                         _GUARD[0] = outer[0]
                         yield
                         outer[0] = _GUARD[0]
-                        _GUARD[0] = self.guard
+                        _GUARD[0] = guard
                         fail = True
                         continue
                     # ---- run the next instruction ----------------------------------------
