@@ -215,9 +215,7 @@ class SearchContext:
 
     def length(self, body: ClauseIds) -> int:
         """Literals of the clause ``body``, counting the head and not the ``free`` ones."""
-        if not self.free:
-            return len(body) + 1
-        if self.free.isdisjoint(body):
+        if self.free.isdisjoint(body):  # no free literals (or none in this clause)
             return len(body) + 1
         return 1 + sum(1 for k in body if k not in self.free)
 

@@ -604,7 +604,7 @@ argument.  Each entry holds its literal and head, so no other live object has th
 def _split_vars(
     lit: Term, head_vars: set[Var], head: object
 ) -> tuple[Term, object, tuple[Var, ...], tuple[Var, ...]]:
-    got = _LITERAL_VARS.get(id(lit))
+    got = None if head is None else _LITERAL_VARS.get(id(lit))
     if got is None or got[1] is not head:
         own = dict.fromkeys(iter_vars(lit))
         got = (
@@ -613,7 +613,8 @@ def _split_vars(
             tuple(v for v in own if v not in head_vars),
             tuple(v for v in own if v in head_vars),
         )
-        _LITERAL_VARS.put(id(lit), got)
+        if head is not None:
+            _LITERAL_VARS.put(id(lit), got)
     return got
 
 
@@ -630,8 +631,6 @@ def head_components(
     values, not once per example (in UW-CSE a literal about the professor ``B`` alone is
     asked once per professor, not once per student-professor pair).
     """
-    if head is None:
-        head = object()  # a key no later call shares
     split = [_split_vars(lit, head_vars, head) for lit in body]
     if len(body) == 1:
         return [(list(split[0][3]), list(body))]

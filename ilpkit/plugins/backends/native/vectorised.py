@@ -183,19 +183,21 @@ class Evaluator:
         if st.n == 0:  # no answers: free arguments may never have met a column
             empty = np.zeros(0, dtype=np.int64)
             return empty, [empty for _ in goal_args]
-        out: list[Ids] = []
-        for a in goal_args:
-            r = st.resolve(a)
-            if type(r) is _V:
-                col = st.cols.get(r)
-                if col is None:
-                    raise Unsupported("an answer is not ground", static=False)
-                out.append(col)
-            elif _has_var(r):
-                out.append(self._materialise(r, st))
-            else:
-                out.append(np.full(st.n, ident(r), dtype=np.int64))
+        out = [self._column(st.resolve(a), st, "an answer is not ground") for a in goal_args]
         return st.cols[origin], out
+
+    def _column(self, t: RT, st: _State, unbound: str) -> Ids:
+        """The ids of ``t`` (resolved) in each row of ``st``: a variable's column, a
+        structure materialised, a constant repeated; :class:`Unsupported` (``unbound``)
+        for a variable no column holds."""
+        if type(t) is _V:
+            col = st.cols.get(t)
+            if col is None:
+                raise Unsupported(unbound, static=False)
+            return col
+        if _has_var(t):
+            return self._materialise(t, st)
+        return np.full(st.n, self.values.id(t), dtype=np.int64)
 
     # -- goals ------------------------------------------------------------------------------
     def _fresh(self, name: str) -> _V:
@@ -432,17 +434,8 @@ class Evaluator:
                 return first  # a column of the caller: carried along by the parent rows
             if all(first not in b.cols for b in branches):
                 return first  # left free by every branch
-        cols = []
-        for t, b in zip(terms, branches, strict=True):
-            if type(t) is _V:
-                col = b.cols.get(t)
-                if col is None:
-                    raise Unsupported("a branch leaves an argument unbound", static=False)
-                cols.append(col)
-            elif _has_var(t):
-                cols.append(self._materialise(t, b))
-            else:
-                cols.append(np.full(b.n, self.values.id(t), dtype=np.int64))
+        unbound = "a branch leaves an argument unbound"
+        cols = [self._column(t, b, unbound) for t, b in zip(terms, branches, strict=True)]
         v = self._fresh("merged")
         new_vars.append(v)
         new_cols.append(cols)
