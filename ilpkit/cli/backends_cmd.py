@@ -6,8 +6,6 @@ import json
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 if TYPE_CHECKING:
     from ilpkit.core.plugins import PluginManager
@@ -27,6 +25,9 @@ def backends(
     ] = False,
 ) -> None:
     """List the backends with availability and version (engines are started to check)."""
+    from rich.console import Console
+    from rich.table import Table
+
     rows = backend_statuses(get_plugin_manager())
     if json_output:
         typer.echo(json.dumps(rows, indent=2))

@@ -8,8 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from ilpkit.cli.common import (
     BackendOpt,
@@ -121,6 +119,9 @@ def coverage(
     """Print how many positive and negative examples a clause covers. ``--set KEY=VALUE``
     overrides the data's Aleph settings as for learn; ``--set backend.KEY=VALUE`` sets a
     backend option."""
+    from rich.console import Console
+    from rich.table import Table
+
     from ilpkit.core.mismatch import check_clause
     from ilpkit.experiment.compose import with_settings
 

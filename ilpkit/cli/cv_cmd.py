@@ -9,15 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
 from ilpkit.cli.common import (
     CombinerOpt,
@@ -36,6 +27,8 @@ from ilpkit.errors import ConfigError
 from ilpkit.experiment.data_format import DataFormat
 
 if TYPE_CHECKING:
+    from rich.progress import Progress
+
     from ilpkit.experiment.config import RunConfig
 
 SECTIONS = ("", "data", "backend", "search", "scorer", "learner", "combiner", "executor")
@@ -46,6 +39,8 @@ class UnitProgress:
     running in this process; each finished unit prints its fold, AURPC and clauses."""
 
     def __init__(self, enabled: bool, terminal: bool = True) -> None:
+        from rich.console import Console
+
         self.console = Console(stderr=True, highlight=False)
         self.enabled = enabled and terminal
         self.plain = PlainLines("cv") if enabled and not terminal else None
@@ -57,6 +52,15 @@ class UnitProgress:
         self._done_before = 0
 
     def __enter__(self) -> UnitProgress:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
         if self.enabled:
             self._progress = Progress(
                 TextColumn("{task.description:>14}"),
@@ -369,6 +373,8 @@ def _run(
     trust_data: bool = False,
     limit: float | None = None,
 ) -> None:
+    from rich.console import Console
+
     from ilpkit.core.bias_check import reporting_bias
     from ilpkit.experiment.config import apply_overrides
     from ilpkit.experiment.report import degenerate_notes

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Annotated, Any, Final
+from typing import TYPE_CHECKING, Annotated, Any, Final
 
 import typer
-from rich.console import Console
-from rich.text import Text
-from rich.tree import Tree
 
 from ilpkit.cli.common import FormatOpt, TrustOpt
 from ilpkit.experiment.data_format import DataFormat
+
+if TYPE_CHECKING:
+    from rich.tree import Tree
 
 app = typer.Typer(help="Inspect datasets.", no_args_is_help=True)
 
@@ -54,6 +54,8 @@ def check(
     """Load a dataset and print its summary: examples, predicates, modes, settings, folds,
     the constructs backends refuse unless you trust the data, and modes that cannot work
     (as warnings)."""
+    from rich.console import Console
+
     from ilpkit.core.formats import load_task  # loaders are heavy; load them only when used
     from ilpkit.core.safety import unsafe_constructs
     from ilpkit.core.task import Task
@@ -122,12 +124,17 @@ def _check_bias(task: Any, seed_example: int | None, max_bottom: int) -> None:
 
 def summary_tree(summary: Mapping[str, Any], *, title: str) -> Tree:
     """A rich tree of a task summary: ``key: value`` leaves, a branch per mapping or list."""
+    from rich.text import Text
+    from rich.tree import Tree
+
     tree = Tree(Text(title, style="bold"))
     _add_items(tree, summary)
     return tree
 
 
 def _add_items(node: Tree, mapping: Mapping[str, Any], top: bool = True) -> None:
+    from rich.text import Text
+
     for key, value in mapping.items():
         # the summary's own field names read as words; data's names (has_car/2, fold_1) stay
         label = str(key).replace("_", " ") if top else str(key)

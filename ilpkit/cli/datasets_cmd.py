@@ -7,8 +7,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from ilpkit.datasets import BUNDLED, bundled_path
 from ilpkit.errors import ConfigError
@@ -19,6 +17,9 @@ app = typer.Typer(help="Bundled datasets and the synthetic task generator.", no_
 @app.command("list")
 def list_() -> None:
     """List the bundled datasets."""
+    from rich.console import Console
+    from rich.table import Table
+
     table = Table("name", "description", "path")
     for name, doc in BUNDLED.items():
         table.add_row(name, doc, str(bundled_path(name)))
@@ -62,6 +63,9 @@ def synth(
 
     The .b header and synth.json list the planted rules and how many examples each covers,
     so a learner's output can be checked against them."""
+    from rich.console import Console
+    from rich.table import Table
+
     from ilpkit.datasets.synth import SynthParams, write
 
     if out_dir.exists() and not out_dir.is_dir():

@@ -17,9 +17,6 @@ from types import FrameType
 from typing import TYPE_CHECKING, Annotated, Any, Final
 
 import typer
-from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from ilpkit.cli.common import (
     BackendOpt,
@@ -40,6 +37,9 @@ from ilpkit.core.outpaths import check_output_file, write_output
 from ilpkit.experiment.data_format import DataFormat
 
 if TYPE_CHECKING:  # numpy and the core modules load when a command runs, not for --help
+    from rich.console import Console
+    from rich.progress import Progress
+
     from ilpkit.core.learner import Rule
     from ilpkit.core.search import Evaluated
 
@@ -67,7 +67,10 @@ class LiveProgress:
         self._last = 0.0
 
     def __enter__(self) -> LiveProgress:
-        if self.enabled:
+        if self.enabled:  # rich is imported only to be shown (issue 32: -q runs' memory)
+            from rich.console import Console
+            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
             self._progress = Progress(
                 SpinnerColumn(),
                 TextColumn("{task.description}"),
@@ -363,6 +366,8 @@ def _report_learnt(
     warn_degenerate(model.rules(), data.get("info"), rounds="hypotheses" in data)
     if quiet:
         return
+    from rich.console import Console
+
     used = model.info if isinstance(model, Recorded) else {}
     console = Console(highlight=False)
     print_rules(console, model.rules(), title=f"{learner} model of {path}")
@@ -381,6 +386,8 @@ def _report_learnt(
 
 
 def print_rules(console: Console, rules: list[Rule], *, title: str) -> None:
+    from rich.table import Table
+
     table = Table(title=title, show_lines=False)
     table.add_column("#", justify="right")
     table.add_column("rule", overflow="fold")
@@ -397,6 +404,8 @@ def print_rules(console: Console, rules: list[Rule], *, title: str) -> None:
 
 def print_evaluation(console: Console, rows: list[dict[str, Any]]) -> None:
     """The whole model's confusion matrix and figures per set of examples (training, test)."""
+    from rich.table import Table
+
     if not rows:
         return
     table = Table(title="whole model", box=None)
@@ -550,6 +559,8 @@ def explain(
     trust_data: TrustOpt = False,
 ) -> None:
     """Show a model's rules with their precision, recall and coverage counts."""
+    from rich.console import Console
+
     from ilpkit.core.learner import SelfExplaining
     from ilpkit.core.model_files import load_model
     from ilpkit.experiment.api import explain as explain_rules

@@ -6,12 +6,12 @@ import json
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from ilpkit.core.plugin_kinds import KINDS
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from ilpkit.core.plugins import PluginManager
 
 
@@ -30,6 +30,8 @@ def plugins(
     ] = False,
 ) -> None:
     """List the registered plugins by kind: name, description and the package providing it."""
+    from rich.console import Console
+
     manager = get_plugin_manager()
     if json_output:
         typer.echo(json.dumps(plugins_as_json(manager), indent=2))
@@ -55,6 +57,8 @@ def plugins_as_json(manager: PluginManager) -> dict[str, list[dict[str, Any]]]:
 
 def plugins_table(manager: PluginManager) -> Table:
     """A rich table: one section per kind, one row per plugin."""
+    from rich.table import Table
+
     table = Table(title="ilpkit plugins", title_justify="left", header_style="bold")
     table.add_column("kind", no_wrap=True)
     table.add_column("name", no_wrap=True)

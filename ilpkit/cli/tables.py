@@ -9,11 +9,11 @@ it left out (``--json`` shows everything).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.measure import Measurement
-from rich.table import Table
+if TYPE_CHECKING:
+    from rich.console import Console
+
 
 # Never dropped: what a row is about.
 KEEP = frozenset({"#", "rule", "clause", "clauses", "feature"})
@@ -30,6 +30,9 @@ def _header(column: object) -> str:
 def fit_table(table: Any, console: Console, drop_first: Sequence[str] = DROP_FIRST) -> Any:
     """``table`` with columns removed until it fits ``console.width`` (rule text folds);
     anything but a :class:`Table` (a tree, a group of tables) is returned as it is."""
+    from rich.measure import Measurement
+    from rich.table import Table
+
     if not isinstance(table, Table):
         return table
     for column in table.columns:

@@ -35,7 +35,7 @@ COMPARISONS: Final = {
 _EMPTY: Final = np.zeros(0, dtype=np.int64)
 
 
-@dataclass
+@dataclass(slots=True, eq=False)
 class Part:
     """One body part as the kernel runs it, with its answers so far per tuple of head values
     (``memo``) and the demand-driven tables its plan joins (rebuilt when one grows)."""

@@ -212,13 +212,13 @@ def _part(
         return "empty"
     except Refused:
         return None
-    strides = hix.strides(cols)
+    hcol, strides = hix.layout(cols)
     size = 1
     for c in cols:
         size *= hix.dims[c]
     memo = np.zeros(size if size <= _MEMO_LIMIT else 0, dtype=np.uint8)
     part = Part(
-        plan, np.array(cols, dtype=np.int64), strides, memo, used,
+        plan, hcol, strides, memo, used,
         [d.version for d in used], hv, lits, binders,
         hix.row_keys(cols) if len(memo) else _NO_KEYS,
     )  # fmt: skip

@@ -15,11 +15,13 @@ the plan is refused).  Anything outside facts, arithmetic comparisons and ground
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
+import numpy.typing as npt
 
 from ilpkit.core.split_coverage import linked_groups
 from ilpkit.plugins.backends.native import kernels as K
@@ -53,12 +55,50 @@ class Refused(Exception):
     """The clause is outside the kernel's fragment."""
 
 
-@dataclass
+@dataclass(frozen=True, slots=True, eq=False)
 class Plan:
-    """Flat arrays the kernel interprets (see :func:`.kernels.cover_rows`)."""
+    """Flat arrays the kernel interprets (see :func:`.kernels.cover_rows`).
+
+    Kept packed: the integer arrays end to end in one array, the float constants in
+    another.  Why: the backend keeps thousands of plans (its body-part cache), and sixteen
+    small arrays each cost a Python object, a data block and the buffer description the
+    kernel's call leaves on it -- about 4 KB a plan against a few hundred bytes packed
+    (issue 32: pyrimidines' peak memory)."""
 
     nslots: int
-    arrays: tuple[Any, ...]  # kind .. dep, in the kernel's argument order
+    ints: Ids
+    floats: npt.NDArray[np.float64]
+    ends: tuple[int, ...]
+    """Where each integer array ends in ``ints``."""
+
+    @classmethod
+    def pack(cls, nslots: int, ints: Sequence[Sequence[int]], floats: Sequence[float]) -> Plan:
+        """The plan of the kernel's integer arrays ``kind .. dep`` (all but the float
+        constants, in argument order) and its float constants."""
+        packed = np.fromiter(itertools.chain.from_iterable(ints), dtype=np.int64)
+        ends = tuple(itertools.accumulate(len(a) for a in ints))
+        return cls(nslots, packed, np.array(floats, dtype=np.float64), ends)
+
+    @property
+    def arrays(self) -> tuple[Any, ...]:
+        """``kind .. dep`` in the kernel's argument order (views, made per call: kept, each
+        would hold its buffer description again)."""
+        out: list[Any] = []
+        start = 0
+        for end in self.ends:
+            out.append(self.ints[start:end])
+            start = end
+        out.insert(_FLOATS, self.floats)
+        return tuple(out)
+
+    @property
+    def n_lits(self) -> int:
+        """How many literals the plan runs."""
+        return self.ends[0]
+
+
+_FLOATS: Final = 12
+"""The position of the float constants (``afl``) among the kernel's plan arrays."""
 
 
 class KernelStore:
@@ -293,16 +333,16 @@ def build_plan(
 
     # encode
     n = len(order)
-    kind_a = np.zeros(n, dtype=np.int64)
-    tab_a = np.zeros(n, dtype=np.int64)
-    arity_a = np.zeros(n, dtype=np.int64)
-    keycol_a = np.full(n, -1, dtype=np.int64)
-    keymode_a = np.zeros(n, dtype=np.int64)
-    keyval_a = np.zeros(n, dtype=np.int64)
-    idx_a = np.zeros(n, dtype=np.int64)
-    a_start = np.zeros(n, dtype=np.int64)
-    a_end = np.zeros(n, dtype=np.int64)
-    cop_a = np.zeros(n, dtype=np.int64)
+    kind_a = [0] * n
+    tab_a = [0] * n
+    arity_a = [0] * n
+    keycol_a = [-1] * n
+    keymode_a = [0] * n
+    keyval_a = [0] * n
+    idx_a = [0] * n
+    a_start = [0] * n
+    a_end = [0] * n
+    cop_a = [0] * n
     amode: list[int] = []
     acol: list[int] = []
     aval: list[int] = []
@@ -440,41 +480,22 @@ def build_plan(
                     else:
                         amode.append(K.CONST)
                         aval.append(interner.id(a))
-                        if kind_a[k] == K.BIND:
-                            pass
         a_end[k] = len(amode)
         reads.append(r)
         news.append(new)
 
-    once = np.zeros(n, dtype=np.int64)
-    dep = np.full(n, -1, dtype=np.int64)
+    once = [0] * n
+    dep = [-1] * n
     later: set[Var] = set()
     for k in range(n - 1, -1, -1):
         once[k] = 1 if not (news[k] & later) else 0
         later |= reads[k]
         dep[k] = max((binder[v] for v in reads[k]), default=-1)
-    arrays = (
-        kind_a,
-        tab_a,
-        arity_a,
-        keycol_a,
-        keymode_a,
-        keyval_a,
-        idx_a,
-        a_start,
-        a_end,
-        np.array(amode, dtype=np.int64),
-        np.array(acol, dtype=np.int64),
-        np.array(aval, dtype=np.int64),
-        np.array(afl, dtype=np.float64),
-        cop_a,
-        once,
-        dep,
-    )
-    return Plan(
-        len(slots),
-        arrays,
-    )
+    ints = (
+        kind_a, tab_a, arity_a, keycol_a, keymode_a, keyval_a, idx_a, a_start, a_end,
+        amode, acol, aval, cop_a, once, dep,
+    )  # fmt: skip
+    return Plan.pack(len(slots), ints, afl)
 
 
 class HeadIndex:
@@ -496,6 +517,17 @@ class HeadIndex:
         self.row_of = np.full(n_examples, -1, dtype=np.int64)
         self.row_of[ids] = np.arange(len(ids), dtype=np.int64)
         self._row_keys: dict[tuple[int, ...], Ids] = {}
+        self._layouts: dict[tuple[int, ...], tuple[Ids, Ids]] = {}
+
+    def layout(self, cols: Sequence[int]) -> tuple[Ids, Ids]:
+        """``(cols, strides)`` as arrays for the parts reading these head columns, shared
+        by them all (at most 2**arity column tuples): the backend keeps thousands of parts,
+        and arrays of their own would each cost an object and a buffer description."""
+        key = tuple(cols)
+        got = self._layouts.get(key)
+        if got is None:
+            got = self._layouts[key] = (np.array(key, dtype=np.int64), self.strides(key))
+        return got
 
     def strides(self, cols: Sequence[int]) -> Ids:
         """The memo strides of a part reading these head columns (row-major over their
@@ -544,7 +576,7 @@ def run_plan(
     raises to stop: time and memory limits) called between slices."""
     kernel: Any = K.cover_rows
     slice_steps = SLICE_STEPS if slice_steps is None else slice_steps
-    n_lits = max(int(plan.arrays[0].shape[0]), 1)
+    n_lits = max(plan.n_lits, 1)
     state = np.array([0, -1, 1, 0, 0], dtype=np.int64)
     covered = np.zeros(rows.shape[0], dtype=np.uint8)
     slots = np.zeros(max(plan.nslots, 1), dtype=np.int64)
