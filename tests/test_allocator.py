@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ctypes.util
+import os
+import subprocess
 import sys
 
 import pytest
@@ -25,3 +27,32 @@ def test_the_thresholds_are_set_on_glibc(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_ilpkit_malloc_default_leaves_the_allocator_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ILPKIT_MALLOC", "default")
     assert allocator.reuse_freed_memory() is False
+
+
+def test_openblas_idle_threads_sleep_sooner_unless_the_user_chose() -> None:
+    environ: dict[str, str] = {}
+    assert allocator.idle_blas_threads_sleep(environ) is True
+    assert environ == {"OPENBLAS_THREAD_TIMEOUT": "20"}
+    chosen = {"OPENBLAS_THREAD_TIMEOUT": "28"}
+    assert allocator.idle_blas_threads_sleep(chosen) is False
+    assert chosen == {"OPENBLAS_THREAD_TIMEOUT": "28"}
+
+
+def test_the_command_sets_it_before_numpy_loads() -> None:
+    """OpenBLAS reads the variable once, when numpy loads it: the console script's module
+    must not import numpy, and the run must see the setting."""
+    code = (
+        "import sys, os\n"
+        "from ilpkit.cli import entry\n"
+        "print('numpy' in sys.modules)\n"
+        "sys.argv = ['ilpkit', 'learn', 'trains', '-q']\n"
+        "import atexit\n"
+        "atexit.register(lambda: print(os.environ.get('OPENBLAS_THREAD_TIMEOUT'),"
+        " 'numpy' in sys.modules))\n"
+        "entry.main()\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert out.stdout.split() == ["False", "20", "True"], out.stderr[-2000:]

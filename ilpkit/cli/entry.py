@@ -21,6 +21,9 @@ def main() -> None:
         # the cyclic garbage collector need not look at it, while the imports run (a full
         # collection in the middle of them cost 30 ms of ``learn``'s 0.6 s) nor after
         # (every later full collection would walk it again).
+        from ilpkit.core.allocator import idle_blas_threads_sleep
+
+        idle_blas_threads_sleep()  # before numpy loads OpenBLAS
         gc.disable()
         try:
             from ilpkit.cli.main import app
