@@ -35,12 +35,14 @@ Prints a table; writes ``benchmarks/results/vs_aleph.json``.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import re
 import subprocess
 import sys
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -55,7 +57,7 @@ from ilpkit.datasets import bundled_path  # noqa: E402
 from ilpkit.plugins.backends.native.engine import NativeBackend  # noqa: E402
 from ilpkit.plugins.formats.aleph import AlephFormat  # noqa: E402
 from ilpkit.prolog.reader import read_term  # noqa: E402
-from ilpkit.prolog.terms import Clause, is_ground  # noqa: E402
+from ilpkit.prolog.terms import Clause, Struct, Term, Var, is_ground  # noqa: E402
 
 # name: (path, stem, extra settings both systems get)
 DATASETS: dict[str, tuple[Path, str | None, dict[str, str]]] = {
@@ -122,6 +124,11 @@ class Row:
     for as a fact (``rules`` counts the others); ilpkit sets such a seed aside."""
     rules_only_acc: float | None = None
     """Training accuracy of the theory without those facts."""
+    same_theory: bool | None = None
+    """(ilpkit's row) Whether its theory is Aleph's, rule for rule up to variable names and
+    the order of body literals (:func:`canonical`); None if Aleph did not run."""
+    theory: list[str] = field(default_factory=list)
+    """The theory's rules, each in :func:`canonical` form, sorted."""
 
 
 def measure(cmd: list[str], cwd: Path, timeout: float) -> dict[str, object]:
@@ -148,6 +155,31 @@ def training_accuracy(task: Task, rules: list[Clause]) -> float:
     tp = len(covered & pos)
     tn = n - len(pos) - len(covered - pos)
     return (tp + tn) / n
+
+
+def canonical(rule: Clause) -> str:
+    """The rule written with its variables renamed in order of first occurrence, under the
+    body order that writes smallest (every order up to 7 literals; longer bodies sorted by
+    their text): two rules are the same rule iff their canonical forms are equal (up to 7
+    literals)."""
+
+    def written(order: Sequence[Term]) -> str:
+        names: dict[Var, str] = {}
+
+        def term(t: Term) -> str:
+            if isinstance(t, Var):
+                return names.setdefault(t, f"V{len(names)}")
+            if isinstance(t, Struct):
+                return f"{t.name}({','.join(term(a) for a in t.args)})"
+            return str(t)
+
+        head = term(rule.head)
+        return head + " :- " + ", ".join(term(lit) for lit in order) if order else head
+
+    body = list(rule.body)
+    if len(body) <= 7:
+        return min(written(order) for order in itertools.permutations(body))
+    return written(sorted(body, key=str))
 
 
 def rejected_settings(aleph_out: str) -> list[str]:
@@ -209,9 +241,10 @@ def run_dataset(
     if "ilpkit" in systems:
         if learner != "theory":
             note = "; ".join(filter(None, [note, f"--learner {learner}"]))
-        rows.append(
-            run_ilpkit(name, folder, stem, written, ilpkit_settings, timeout, note, learner)
-        )
+        row = run_ilpkit(name, folder, stem, written, ilpkit_settings, timeout, note, learner)
+        if "aleph" in systems and rows[0].returncode == 0 and row.returncode == 0:
+            row.same_theory = row.theory == rows[0].theory
+        rows.append(row)
     return rows
 
 
@@ -249,6 +282,7 @@ def run_aleph(
             int(res["rc"]),  # type: ignore[call-overload]
             facts=len(facts),
             rules_only_acc=training_accuracy(written, general) if done else None,
+            theory=sorted(map(canonical, aleph_rules)),
         ),
         out,
     )
@@ -295,6 +329,7 @@ def run_ilpkit(
         note,
         facts=len(facts),
         rules_only_acc=training_accuracy(written, general) if done and facts else None,
+        theory=sorted(map(canonical, rules)),
     )
 
 
@@ -326,7 +361,8 @@ def runtime_overhead(timeout: float) -> list[Row]:
 def print_table(rows: list[Row]) -> None:
     head = (
         f"{'dataset':15} {'system':7} {'CPU s':>8} {'clauses':>9} {'rules':>5} "
-        f"{'train acc':>9} {'facts':>5} {'acc w/o facts':>13} {'peak RSS MB':>11}"
+        f"{'train acc':>9} {'facts':>5} {'acc w/o facts':>13} {'peak RSS MB':>11} "
+        f"{'theory':>7}"
     )
     print(head)
     print("-" * len(head))
@@ -335,10 +371,11 @@ def print_table(rows: list[Row]) -> None:
         cl = f"{r.clauses:9,d}" if r.clauses is not None else f"{'-':>9}"
         flag = {0: "", -9: "  (timed out)"}.get(r.returncode, f"  (exit {r.returncode})")
         acc2 = f"{r.rules_only_acc:13.3f}" if r.rules_only_acc is not None else f"{'-':>13}"
+        same = {None: "-", True: "same", False: "OTHER"}[r.same_theory]
         print(
             f"{r.dataset:15} {r.system:7} {r.cpu_s:8.1f} {cl} {r.rules:5d} {acc} "
             f"{r.facts:5d} {acc2} "
-            f"{r.peak_rss_mb:11.0f}{flag}  {r.note}"
+            f"{r.peak_rss_mb:11.0f} {same:>7}{flag}  {r.note}"
         )
 
 
