@@ -25,7 +25,13 @@ from ilpkit.core.task import Task
 from ilpkit.plugins.backends.native import kernels as K
 from ilpkit.plugins.backends.native.ask import Questions
 from ilpkit.plugins.backends.native.engine import NativeBackend, NativeOptions
-from ilpkit.plugins.backends.native.plan import KernelStore, build_plan, head_components
+from ilpkit.plugins.backends.native.plan import (
+    HeadIndex,
+    KernelStore,
+    Plan,
+    build_plan,
+    head_components,
+)
 from ilpkit.prolog.terms import Clause, Const, Struct, Term, Var
 from tests.reference_prover import (
     FactDB,
@@ -407,3 +413,34 @@ def test_head_components_by_hand_and_kept_per_head() -> None:
     # the same literal objects under another head (B not in it): the split is recomputed
     other = Struct("p", (A,))
     assert head_components({A}, body[:3], other) == [([A], body[:3])]
+
+
+def test_a_packed_plan_gives_back_the_kernels_sixteen_arrays() -> None:
+    """Two literals: fifteen integer arrays (the float constants apart) packed end to end;
+    the kernel's argument order puts the floats 13th."""
+    ints = [[10 + k, 20 + k] for k in range(9)]  # kind .. a_end: one entry per literal
+    ints += [[1, 2, 3], [4, 5, 6], [7, 8, 9]]  # amode, acol, aval: one per argument
+    ints += [[30, 31], [1, 0], [-1, 0]]  # cop, once, dep
+    plan = Plan.pack(4, ints, [0.0, 0.5, -2.25])
+    assert plan.nslots == 4 and plan.n_lits == 2
+    assert plan.ints.dtype == np.int64 and len(plan.ints) == 9 * 2 + 3 * 3 + 3 * 2
+    got = plan.arrays
+    assert len(got) == 16
+    assert [a.tolist() for a in got[:12]] == ints[:12]
+    assert got[12].dtype == np.float64 and got[12].tolist() == [0.0, 0.5, -2.25]
+    assert [a.tolist() for a in got[13:]] == ints[12:]
+    assert all(a.flags.c_contiguous for a in got)
+    assert all(a.dtype == np.int64 for i, a in enumerate(got) if i != 12)
+
+
+def test_parts_reading_the_same_head_columns_share_one_layout() -> None:
+    """Strides are row-major over the columns' distinct values: head p(X, Y) with 3 values
+    of X and 2 of Y reads (X, Y) with strides (2, 1), (Y,) with (1,)."""
+    from ilpkit.plugins.backends.native.store import FactTable
+
+    data = np.array([[5, 7], [6, 7], [9, 8], [5, 8]], dtype=np.int64)
+    hix = HeadIndex(np.arange(4), FactTable.from_array("p", data), 4)
+    cols, strides = hix.layout([0, 1])
+    assert cols.tolist() == [0, 1] and strides.tolist() == [2, 1]
+    assert hix.layout((0, 1))[0] is cols  # shared, not rebuilt
+    assert hix.layout([1])[1].tolist() == [1]
