@@ -41,7 +41,6 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -57,7 +56,7 @@ from ilpkit.datasets import bundled_path  # noqa: E402
 from ilpkit.plugins.backends.native.engine import NativeBackend  # noqa: E402
 from ilpkit.plugins.formats.aleph import AlephFormat  # noqa: E402
 from ilpkit.prolog.reader import read_term  # noqa: E402
-from ilpkit.prolog.terms import Clause, Struct, Term, Var, is_ground  # noqa: E402
+from ilpkit.prolog.terms import Clause, is_ground  # noqa: E402
 
 # name: (path, stem, extra settings both systems get)
 DATASETS: dict[str, tuple[Path, str | None, dict[str, str]]] = {
@@ -158,28 +157,12 @@ def training_accuracy(task: Task, rules: list[Clause]) -> float:
 
 
 def canonical(rule: Clause) -> str:
-    """The rule written with its variables renamed in order of first occurrence, under the
-    body order that writes smallest (every order up to 7 literals; longer bodies sorted by
-    their text): two rules are the same rule iff their canonical forms are equal (up to 7
-    literals)."""
-
-    def written(order: Sequence[Term]) -> str:
-        names: dict[Var, str] = {}
-
-        def term(t: Term) -> str:
-            if isinstance(t, Var):
-                return names.setdefault(t, f"V{len(names)}")
-            if isinstance(t, Struct):
-                return f"{t.name}({','.join(term(a) for a in t.args)})"
-            return str(t)
-
-        head = term(rule.head)
-        return head + " :- " + ", ".join(term(lit) for lit in order) if order else head
-
-    body = list(rule.body)
-    if len(body) <= 7:
-        return min(written(order) for order in itertools.permutations(body))
-    return written(sorted(body, key=str))
+    """The rule's variant-normal form (:meth:`Clause.canonical`) under the body order that
+    writes smallest (every order up to 7 literals; longer bodies sorted by their text): two
+    rules are the same rule iff their canonical forms are equal (up to 7 literals)."""
+    body = rule.body
+    orders = itertools.permutations(body) if len(body) <= 7 else [sorted(body, key=str)]
+    return min(str(Clause(rule.head, tuple(order)).canonical()) for order in orders)
 
 
 def rejected_settings(aleph_out: str) -> list[str]:
