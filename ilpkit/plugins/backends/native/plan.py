@@ -549,7 +549,7 @@ class HeadIndex:
         if got is None:
             ranks = self.ranks.reshape(-1, self.arity)
             got = np.zeros(len(ranks), dtype=np.int64)
-            for c, stride in zip(key, self.layout(key)[1].tolist(), strict=True):
+            for c, stride in zip(key, self.strides(key).tolist(), strict=True):
                 got += ranks[:, c] * stride
             self._row_keys[key] = got
         return got
