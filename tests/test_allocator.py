@@ -56,3 +56,47 @@ def test_the_command_sets_it_before_numpy_loads() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
     )
     assert out.stdout.split() == ["False", "20", "True"], out.stderr[-2000:]
+
+
+def test_collections_wait_until_work_begins_then_thresholds_are_restored() -> None:
+    import gc
+
+    before = gc.get_threshold()
+    allocator.work_begins()  # nothing deferred: a library caller's collector is left alone
+    assert gc.get_threshold() == before
+    try:
+        allocator.defer_collections()
+        allocator.defer_collections()  # once only: the saved thresholds stay Python's
+        assert gc.get_threshold() == (allocator.STARTUP_COLLECTION_THRESHOLD, *before[1:])
+        allocator.work_begins()
+        assert gc.get_threshold() == before
+        allocator.work_begins()
+        assert gc.get_threshold() == before
+    finally:
+        gc.set_threshold(*before)
+        gc.unfreeze()
+
+
+@pytest.mark.parametrize(
+    ("argv", "deferred"),
+    [(["learn", "trains", "-q"], False), (["--version"], True)],
+    ids=["learn", "version"],
+)
+def test_the_command_collects_normally_once_its_run_begins(
+    argv: list[str], deferred: bool, tmp_path: os.PathLike[str]
+) -> None:
+    """The console script defers collections while it starts; a run's context ends that
+    (Python's thresholds again), a command that runs nothing keeps the high threshold."""
+    code = (
+        "import sys, gc, atexit\n"
+        "from ilpkit.cli import entry\n"
+        "default = gc.get_threshold()\n"
+        f"sys.argv = ['ilpkit', *{argv!r}]\n"
+        "atexit.register(lambda: print(gc.get_threshold()[0], default[0]))\n"
+        "entry.main()\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
+    now, default = map(int, out.stdout.split()[-2:])
+    assert now == (allocator.STARTUP_COLLECTION_THRESHOLD if deferred else default), out.stderr

@@ -178,3 +178,39 @@ def test_bugs_keep_their_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
     result = runner.invoke(app, ["plugins"])
     assert result.exit_code == 1
     assert isinstance(result.exception, ZeroDivisionError)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["learn", "--help"],
+        ["data", "check", "--help"],
+        ["learn", "trains", "--no-such-option"],
+        ["explain"],
+    ],
+    ids=["learn-help", "group-help", "bad-option", "missing-argument"],
+)
+def test_the_one_command_app_answers_as_the_whole_app(argv: list[str]) -> None:
+    """The console script builds only the command it runs (``app_for``): help, usage
+    errors and exit codes must be the whole app's."""
+    from ilpkit.cli.main import app_for, build_app
+
+    one = CliRunner().invoke(app_for(argv), argv, prog_name="ilpkit")
+    whole = CliRunner().invoke(build_app(), argv, prog_name="ilpkit")
+    assert (one.exit_code, one.output) == (whole.exit_code, whole.output)
+    assert one.output.strip()
+
+
+def test_the_one_command_app_holds_that_command_only() -> None:
+    import typer
+
+    from ilpkit.cli.main import COMMANDS, app_for
+
+    def names(app: typer.Typer) -> set[str]:
+        group = typer.main.get_command(app)
+        return set(group.commands)  # type: ignore[attr-defined]
+
+    assert names(app_for(["learn", "trains"])) == {"learn"}
+    assert names(app_for(["datasets", "list"])) == {"datasets"}
+    for argv in ([], ["--help"], ["--version"], ["lern"]):  # the root's help, or a suggestion
+        assert names(app_for(argv)) == set(COMMANDS), argv

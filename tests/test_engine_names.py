@@ -124,3 +124,15 @@ def test_parse_keeps_the_strongest_kind() -> None:
     assert parse(text) == {("p", 1): "system", ("q", 2): "hook"}
     with pytest.raises(ValueError, match="unknown kind"):
         parse("other\tp\t1\n")
+
+
+def test_owners_read_off_the_text_agree_with_the_parsed_lists() -> None:
+    """``owners`` finds a name by searching each list's text (start-up need not parse
+    thousands of lines): for every listed name, and names no list has, it must give what
+    parsing the lists gives."""
+    parsed = {stem: read_list(stem) for stem in ENGINE_LISTS}
+    keys = {key for listed in parsed.values() for key in listed}
+    keys |= {("no_engine_has_this", 7), ("atom", 99), ("copy_file", 3), ("", 0)}
+    for key in keys:
+        expected = tuple((stem, parsed[stem][key]) for stem in ENGINE_LISTS if key in parsed[stem])
+        assert owners(key) == expected, key

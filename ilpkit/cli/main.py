@@ -1,37 +1,37 @@
 """The ``ilpkit`` command: the typer ``app`` and the registration of each command group.
 
 Commands live in one module per group (``plugins_cmd``, ``data_cmd``, ...); this module only
-wires them up. Errors are handled once, by :class:`ilpkit.cli.errors.IlpkitGroup`.
+wires them up, and imports a command's module when that command is built. Errors are
+handled once, by :class:`ilpkit.cli.errors.IlpkitGroup`.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, Final
 
 import typer
 
 from ilpkit._version import __version__
-from ilpkit.cli import (
-    backends_cmd,
-    clause_cmd,
-    cv_cmd,
-    data_cmd,
-    datasets_cmd,
-    learn_cmd,
-    plugins_cmd,
-)
 from ilpkit.cli.errors import IlpkitGroup
-from ilpkit.cli.plugin_help import PluginOptionsCommand
 
-app = typer.Typer(
-    name="ilpkit",
-    cls=IlpkitGroup,
-    help="Learn ensembles of first-order rules (ILP) from relational data.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_show_locals=False,
-)
+COMMANDS: Final[dict[str, tuple[str, str, str | None]]] = {
+    "plugins": ("plugins_cmd", "plugins", None),
+    "backends": ("backends_cmd", "backends", None),
+    "data": ("data_cmd", "app", None),
+    "datasets": ("datasets_cmd", "app", None),
+    "saturate": ("clause_cmd", "saturate", None),
+    "coverage": ("clause_cmd", "coverage", None),
+    "learn": ("learn_cmd", "learn", "plugin-options"),
+    "predict": ("learn_cmd", "predict", None),
+    "explain": ("learn_cmd", "explain", None),
+    "cv": ("cv_cmd", "cv", "plugin-options"),
+    "run": ("cv_cmd", "run", None),
+    "report": ("cv_cmd", "report", None),
+}
+"""Every command, in the order ``ilpkit --help`` lists them: its module in ``ilpkit.cli``,
+the function (or typer group, ``app``) there, and its click class."""
 
 
 def _show_version(value: bool) -> None:
@@ -40,7 +40,6 @@ def _show_version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def _root(
     version: Annotated[
         bool,
@@ -60,24 +59,54 @@ def _short(command: Callable[..., Any]) -> str:
     return head + ("." if dot else "")
 
 
-for _name, _listing in (("plugins", plugins_cmd.plugins), ("backends", backends_cmd.backends)):
-    app.command(_name, short_help=_short(_listing))(_listing)
-app.add_typer(data_cmd.app, name="data")
-app.add_typer(datasets_cmd.app, name="datasets")
-for _name, _command, _cls in (
-    ("saturate", clause_cmd.saturate, None),
-    ("coverage", clause_cmd.coverage, None),
-    ("learn", learn_cmd.learn, PluginOptionsCommand),
-    ("predict", learn_cmd.predict, None),
-    ("explain", learn_cmd.explain, None),
-    ("cv", cv_cmd.cv, PluginOptionsCommand),
-    ("run", cv_cmd.run, None),
-    ("report", cv_cmd.report, None),
-):
-    app.command(_name, cls=_cls, short_help=_short(_command))(_command)
+def build_app(only: str | None = None) -> typer.Typer:
+    """The ``ilpkit`` app: every command, or only the command ``only`` (a key of
+    :data:`COMMANDS`).
+
+    Why ``only``: typer turns every registered function into a click command (signature,
+    type hints, options) before it runs one; for the 12 commands that was about 20 ms of
+    ``ilpkit learn trains``' start-up.  A process runs one command, so the console script
+    builds that one, under the same root group, options and messages."""
+    from ilpkit.cli.plugin_help import PluginOptionsCommand
+
+    app = typer.Typer(
+        name="ilpkit",
+        cls=IlpkitGroup,
+        help="Learn ensembles of first-order rules (ILP) from relational data.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_show_locals=False,
+    )
+    app.callback()(_root)
+    for name, (module, attr, kind) in COMMANDS.items():
+        if only is not None and name != only:
+            continue
+        found = getattr(importlib.import_module(f"ilpkit.cli.{module}"), attr)
+        if isinstance(found, typer.Typer):
+            app.add_typer(found, name=name)
+        else:
+            cls = PluginOptionsCommand if kind == "plugin-options" else None
+            app.command(name, cls=cls, short_help=_short(found))(found)
+    return app
+
+
+def app_for(argv: list[str]) -> typer.Typer:
+    """The app to run ``ilpkit ARGV`` with: only the command ``argv[0]`` names, when it names
+    one; every command otherwise (``--help``, ``--version``, a mistyped name)."""
+    return build_app(argv[0] if argv and argv[0] in COMMANDS else None)
+
+
+def __getattr__(name: str) -> Any:
+    """``app``: the whole ``ilpkit`` app, built when first asked for."""
+    if name == "app":
+        globals()["app"] = built = build_app()
+        return built
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main() -> None:
     """Run the ``ilpkit`` command (the script and ``python -m ilpkit`` go through
     :func:`ilpkit.cli.entry.main`, which also handles a Ctrl-C during these imports)."""
-    app()
+    import sys
+
+    app_for(sys.argv[1:])()

@@ -1,5 +1,5 @@
-"""The C allocator's thresholds for a command's process (glibc only), and OpenBLAS's idle
-threads.
+"""The C allocator's thresholds for a command's process (glibc only), OpenBLAS's idle
+threads, and Python's cyclic collector while a command starts.
 
 A search frees and allocates numpy arrays of a few hundred KB to a few MB, clause after
 clause.  glibc returns such blocks to the system at once (``mmap`` above its threshold, a
@@ -11,6 +11,7 @@ same peak resident size (the memory is reused, not kept beyond what the run has 
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import MutableMapping
@@ -57,3 +58,34 @@ def idle_blas_threads_sleep(environ: MutableMapping[str, str] = os.environ) -> b
         return False
     environ["OPENBLAS_THREAD_TIMEOUT"] = BLAS_THREAD_TIMEOUT
     return True
+
+
+STARTUP_COLLECTION_THRESHOLD = 200_000
+"""The collector's first threshold while a command starts (Python's default is 700)."""
+
+_saved_thresholds: list[tuple[int, int, int]] = []
+
+
+def defer_collections() -> None:
+    """Let the cyclic collector wait while a command starts, until :func:`work_begins`.
+
+    Why: a command's start-up imports its modules (numpy, pydantic, the plugins it uses) and
+    makes their functions, classes and dataclass methods: objects that live as long as the
+    process and hold no garbage, yet at the default threshold the collector walked them in
+    about 90 young and 8 middle collections, 15-20 ms of ``ilpkit learn trains``' CPU time.
+    A command that never reaches :func:`work_begins` (``--help``, ``data check``) keeps the
+    high threshold: the collector still runs, every 200,000 new objects instead of 700."""
+    if not _saved_thresholds:
+        old = gc.get_threshold()
+        _saved_thresholds.append(old)
+        gc.set_threshold(STARTUP_COLLECTION_THRESHOLD, *old[1:])
+
+
+def work_begins() -> None:
+    """End :func:`defer_collections`: what start-up made moves out of the collector's sight
+    (``gc.freeze``) and the thresholds are Python's again.  Does nothing unless deferred
+    (a library caller's collector is left alone)."""
+    if _saved_thresholds:
+        old = _saved_thresholds.pop()
+        gc.freeze()
+        gc.set_threshold(*old)

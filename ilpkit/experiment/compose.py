@@ -28,6 +28,7 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
 from ilpkit.core import aleph_hooks, bias_check
+from ilpkit.core.allocator import work_begins
 from ilpkit.core.bias import Settings
 from ilpkit.core.learner import (
     LearnContext,
@@ -754,6 +755,7 @@ class Run:
 
     def context(self, backend: Any, task: Task | None = None, **kwargs: Any) -> LearnContext:
         """The learner's context on ``backend`` (keyword arguments: :func:`make_context`'s)."""
+        work_begins()  # the command's start-up is over (see ilpkit.core.allocator)
         return make_context(
             self.config, self.task if task is None else task, backend, manager=self.manager,
             **kwargs,

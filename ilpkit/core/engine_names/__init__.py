@@ -25,9 +25,11 @@ the others plus the server's run-time clash check (docs/security.md).
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from types import MappingProxyType
 from typing import Final, Literal
 
 __all__ = [
@@ -58,63 +60,78 @@ _KIND_TEXT: Final = {
 }
 
 
-def read_list(stem: str) -> dict[Indicator, Kind]:
-    """The shipped list ``stem`` (a key of :data:`ENGINE_LISTS`)."""
+@cache
+def read_list(stem: str) -> Mapping[Indicator, Kind]:
+    """The shipped list ``stem`` (a key of :data:`ENGINE_LISTS`), read once per process."""
     text = resources.files(__package__).joinpath(f"{stem}.tsv").read_text(encoding="utf-8")
-    return parse(text)
+    return MappingProxyType(parse(text))
+
+
+_RANK: Final = {"system": 0, "hook": 1, "library": 2, "server": 3}
 
 
 def parse(text: str) -> dict[Indicator, Kind]:
     """``kind<TAB>name<TAB>arity`` lines (as the listing scripts print) into a mapping; a
     name listed under several kinds keeps the first of system, hook, library."""
-    order = {"system": 0, "hook": 1, "library": 2, "server": 3}
     out: dict[Indicator, Kind] = {}
     for line in text.splitlines():
         if not line.strip():
             continue
         kind, name, arity = line.split("\t")
-        if kind not in order:
+        rank = _RANK.get(kind)
+        if rank is None:
             raise ValueError(f"unknown kind {kind!r} in engine list line {line!r}")
         key = (name, int(arity))
         old = out.get(key)
-        if old is None or order[kind] < order[old]:
+        if old is None or rank < _RANK[old]:
             out[key] = kind  # type: ignore[assignment]
     return out
 
 
-@cache
 def engine_names() -> dict[Indicator, str]:
     """Every name some engine resolves by itself, with why (``"a built-in of SWI-Prolog
     9.0.4 and SWI-Prolog 9.2.9"``), over all shipped lists."""
-    kinds: dict[tuple[Indicator, str], list[str]] = {}
-    for stem, engine in ENGINE_LISTS.items():
-        for key, kind in read_list(stem).items():
-            kinds.setdefault((key, kind), []).append(engine)
-    out: dict[Indicator, str] = {}
-    for wanted in ("system", "hook", "library"):
-        for (key, k), engines in sorted(kinds.items()):
-            if k == wanted and key not in out:
-                out[key] = _KIND_TEXT[wanted].format(engines=" and ".join(engines))
-    return out
+    keys = sorted({key for stem in ENGINE_LISTS for key in read_list(stem)})
+    return {key: why for key in keys if (why := why_reserved(key)) is not None}
 
 
 def why_reserved(key: Indicator) -> str | None:
-    """What ``key`` is to the engines (None when no engine has it)."""
-    return engine_names().get(key)
-
-
-@cache
-def _owners() -> dict[Indicator, tuple[tuple[str, Kind], ...]]:
-    found: dict[Indicator, list[tuple[str, Kind]]] = {}
-    for stem in ENGINE_LISTS:
-        for key, kind in read_list(stem).items():
-            found.setdefault(key, []).append((stem, kind))
-    return {key: tuple(v) for key, v in found.items()}
+    """What ``key`` is to the engines (None when no engine has it): its strongest kind (a
+    built-in before a hook before a library predicate) with the engines that have it so."""
+    found = owners(key)
+    for wanted in ("system", "hook", "library"):
+        engines = [ENGINE_LISTS[stem] for stem, kind in found if kind == wanted]
+        if engines:
+            return _KIND_TEXT[wanted].format(engines=" and ".join(engines))
+    return None
 
 
 def owners(key: Indicator) -> tuple[tuple[str, Kind], ...]:
-    """``(engine list, kind)`` for every shipped list that has ``key``."""
-    return _owners().get(key, ())
+    """``(engine list, kind)`` for every shipped list that has ``key`` (its strongest kind
+    there)."""
+    name, arity = key
+    found: list[tuple[str, Kind]] = []
+    for stem in ENGINE_LISTS:
+        text = _text(stem)
+        if f"\t{name}\t{arity}\n" not in text:  # one scan rules most names out
+            continue
+        for kind in _KINDS:
+            if f"\n{kind}\t{name}\t{arity}\n" in text:
+                found.append((stem, kind))
+                break
+    return tuple(found)
+
+
+_KINDS: Final[tuple[Kind, ...]] = ("system", "hook", "library", "server")
+
+
+@cache
+def _text(stem: str) -> str:
+    """The list ``stem`` as one string with a newline before and after every line: looking
+    up the few names a task has in it costs less than parsing its thousands of lines (a run's
+    start-up pays this on every command)."""
+    text = resources.files(__package__).joinpath(f"{stem}.tsv").read_text(encoding="utf-8")
+    return "\n" + text.replace("\r\n", "\n").strip("\n") + "\n"
 
 
 @cache
