@@ -328,3 +328,12 @@ def test_the_documented_allow_list_is_the_allow_list() -> None:
     blocks = re.findall(r"```allow-list\n(.*?)```", doc, flags=re.S)
     documented = {tuple(item.rsplit("/", 1)) for block in blocks for item in block.split()}
     assert documented == {(name, str(arity)) for name, arity in ALLOWED_BUILTINS}
+
+
+def test_refused_facts_name_the_file_and_line_of_the_first(tmp_path: Path) -> None:
+    """Facts are kept without locations; the checker reads the data files for a refused
+    name only, and says where its first fact is."""
+    task = program(tmp_path, "go(_).\nother(1).\ngoal_expansion(a, shell(x)).")
+    with pytest.raises(UnsafeProgramError) as info:
+        check_program(task)
+    assert f"{tmp_path / 't.b'}:5" in str(info.value)

@@ -379,7 +379,7 @@ class _Checker:
         places: list[tuple[Indicator, SourceLocation | None, str]] = []
         for key, clauses in prog.clauses.items():
             places.append((key, clauses[0].location if clauses else None, "a definition of"))
-        places.extend((key, fact_location(task, key), "facts of") for key in prog.facts)
+        places.extend((key, None, "facts of") for key in prog.facts)  # located if refused
         if ("-->", 2) in prog.facts or ("-->", 2) in prog.clauses:
             loc = prog.clauses[("-->", 2)][0].location if ("-->", 2) in prog.clauses else None
             places = [p for p in places if p[0] != ("-->", 2)]
@@ -398,6 +398,8 @@ class _Checker:
             if why is None or (key, what) in seen:
                 continue
             seen.add((key, what))
+            if what == "facts of":  # the data files are read for a refused name only
+                loc = fact_location(task, key)
             yield UnsafeConstruct(loc, f"{what} {_pi(key)}", why)
 
     # -- bodies ---------------------------------------------------------------------------------

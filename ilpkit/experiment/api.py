@@ -182,7 +182,7 @@ def learn(
     from ilpkit.core.search import time_limit as time_limit_of
     from ilpkit.core.timelimit import stop_requested
     from ilpkit.experiment.compose import Choices, Run, plugin_sections, run_config
-    from ilpkit.experiment.cv import learn_split_for
+    from ilpkit.experiment.learn_split import learn_split_for
     from ilpkit.experiment.whole_model import whole_model_counts
 
     manager = get_plugin_manager()
@@ -445,7 +445,7 @@ def _learnt_from(
     is the data it was learnt from (its ``info`` says); and whether its info names its data
     at all (models saved before it did, and other learners' files, may not)."""
     from ilpkit.core.learner import default_train_ids
-    from ilpkit.experiment.cv import learn_split_for
+    from ilpkit.experiment.learn_split import learn_split_for
 
     info = fitted.to_json().get("info") or {}
     recorded = info.get("data") if isinstance(info, dict) else None

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Mapping
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
@@ -106,6 +106,7 @@ def why_reserved(key: Indicator) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def owners(key: Indicator) -> tuple[tuple[str, Kind], ...]:
     """``(engine list, kind)`` for every shipped list that has ``key`` (its strongest kind
     there)."""
