@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 from typing import Any, Final
 
-from ilpkit.core.combiner import pool_model_from_json
 from ilpkit.core.learner import MODEL_FORMAT_VERSION, Model, ModelLoader
 from ilpkit.errors import ConfigError, DataError
 
@@ -40,6 +39,8 @@ def load_model(path: str | Path) -> Model:
     if data.get("format_version", 1) > MODEL_FORMAT_VERSION:
         raise DataError(f"{p}: model format {data['format_version']} is newer than this ilpkit")
     if "combiner" in data:  # a pool combined by a combiner plugin, whatever the learner
+        from ilpkit.core.combiner import pool_model_from_json  # (writing needs none of it)
+
         return _complete(p, data, pool_model_from_json(data))
     from ilpkit.core.plugins import get_plugin_manager
 
