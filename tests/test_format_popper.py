@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -307,3 +309,21 @@ def test_real_ilp_experiments_data_sets() -> None:
     )
     friendly = FMT.load(SHARED / "mutagenesis/prolog_ilpexp", stem="non_regression_friendly")
     assert counts(friendly) == (13, 29)
+
+
+def test_detecting_a_format_imports_no_reader_module() -> None:
+    """Every run without ``--format`` asks each format whether the data is its own;
+    BoostSRL's and Popper's readers are imported only when their data is read."""
+    code = (
+        "import sys\nfrom pathlib import Path\n"
+        "from ilpkit.core.formats import detect_formats\n"
+        f"found = detect_formats(Path({str(DATA / 'popper_trains')!r}))\n"
+        "print([d.format for d in found],"
+        " sorted(m for m in sys.modules if m.startswith('ilpkit.plugins.formats.')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    ).stdout.strip()
+    assert out == (
+        "['popper'] ['ilpkit.plugins.formats.aleph', 'ilpkit.plugins.formats.layouts']"
+    ), out

@@ -83,6 +83,14 @@ from ilpkit.errors import (
     PrologSyntaxError,
     SourceLocation,
 )
+from ilpkit.plugins.formats.layouts import (
+    boostsrl_prefixes,
+    dataset_root,
+    detect_boostsrl,
+    find_splits,
+    has_examples,
+    has_root_examples,
+)
 from ilpkit.prolog.reader import PrologReader, ReadTerm
 from ilpkit.prolog.terms import (
     Clause,
@@ -103,7 +111,6 @@ from ilpkit.prolog.writer import safe_stem, write_lines
 
 Role = Literal["bk", "facts", "pos", "neg"]
 _KINDS: Final = ("bk", "facts", "pos", "neg")
-_FILE_RE: Final = re.compile(r"^(?P<prefix>.+)_(?P<kind>pos|neg|facts|bk)\.txt$")
 _IMPORT_EXTENSIONS: Final = ("", ".txt", ".bk", ".mln", ".db")
 _MAX_EXPANSIONS: Final = 64
 
@@ -1013,81 +1020,10 @@ def _indicator_items(term: Term) -> Iterator[tuple[str, int]]:
 # Layouts
 # --------------------------------------------------------------------------------------------
 
-_SPLIT_ORDER: Final = {"train": 0, "tune": 1, "dev": 1, "valid": 1, "validation": 1, "test": 2}
-
-
-def fold_sort_key(name: str) -> tuple[tuple[int, str, int, str], ...]:
-    """Order fold paths: train, tune, test, then other names in natural order."""
-    out = []
-    for part in name.split("/"):
-        m = re.match(r"(.*?)(\d+)$", part)
-        head, num = (m.group(1), int(m.group(2))) if m else (part, -1)
-        out.append((_SPLIT_ORDER.get(part.lower(), 3), head.lower(), num, part))
-    return tuple(out)
-
-
-def _prefixes(folder: Path) -> dict[str, set[str]]:
-    """``{prefix: {"pos", "neg", ...}}`` of the BoostSRL files in ``folder``."""
-    out: dict[str, set[str]] = {}
-    try:
-        entries = list(folder.iterdir())
-    except OSError:
-        return out
-    for p in entries:
-        m = _FILE_RE.match(p.name)
-        if m and p.is_file():
-            out.setdefault(m.group("prefix"), set()).add(m.group("kind"))
-    return out
-
-
-def _has_examples(kinds: Iterable[str]) -> bool:
-    return any(k in ("pos", "neg", "facts") for k in kinds)
-
-
-def _subdirs(folder: Path) -> list[Path]:
-    try:
-        return sorted(
-            (d for d in folder.iterdir() if d.is_dir() and not d.name.startswith(".")),
-            key=lambda d: d.name,
-        )
-    except OSError:
-        return []
-
-
-def _is_split(folder: Path) -> bool:
-    return any(_has_examples(k) for k in _prefixes(folder).values())
-
-
-def _find_splits(root: Path) -> list[tuple[str, Path]]:
-    """Split folders one or two levels down, as ``(fold name, folder)`` in fold order."""
-    out = []
-    for d in _subdirs(root):
-        if _is_split(d):
-            out.append((d.name, d))
-            continue
-        out.extend((f"{d.name}/{e.name}", e) for e in _subdirs(d) if _is_split(e))
-    return sorted(out, key=lambda item: fold_sort_key(item[0]))
-
-
-def _has_root_examples(root: Path) -> bool:
-    """Example files directly in ``root`` (the single-folder layout)."""
-    return any("pos" in k or "neg" in k for k in _prefixes(root).values())
-
-
-def _dataset_root(path: Path) -> Path:
-    """``path``, or its only sub-folder when ``path`` holds nothing else of BoostSRL's (srlearn
-    ships ``toy_father/boostsrl_srlearn/README.md`` next to the data set ``toy_father/``)."""
-    if _prefixes(path) or (path / "background.txt").is_file():
-        return path
-    subdirs = _subdirs(path)
-    if len(subdirs) == 1 and not _is_split(subdirs[0]) and _find_splits(subdirs[0]):
-        return subdirs[0]
-    return path
-
 
 def _choose_prefix(folder: Path, stem: str | None, preferred: str | None) -> str:
     """The file prefix of the task in ``folder`` (``stem``, else the only one present)."""
-    prefixes = sorted(p for p, k in _prefixes(folder).items() if _has_examples(k))
+    prefixes = sorted(p for p, k in boostsrl_prefixes(folder).items() if has_examples(k))
     if stem is not None:
         if stem in prefixes:
             return stem
@@ -1110,7 +1046,7 @@ def _choose_prefix(folder: Path, stem: str | None, preferred: str | None) -> str
 def _shared_bk(folder: Path, stem: str | None) -> list[Path]:
     """Background files of a data set or fold folder, read before its splits."""
     files = [folder / "background.txt"] if (folder / "background.txt").is_file() else []
-    bks = sorted(p for p, k in _prefixes(folder).items() if "bk" in k)
+    bks = sorted(p for p, k in boostsrl_prefixes(folder).items() if "bk" in k)
     if stem is not None and stem in bks:
         bks = [stem]
     if len(bks) == 1:
@@ -1228,18 +1164,7 @@ class BoostSRLFormat:
 
     # -- detection --------------------------------------------------------------------------
     def detect(self, path: Path) -> str | None:
-        if not path.is_dir():
-            return None
-        path = _dataset_root(path)
-        prefixes = _prefixes(path)
-        if _has_root_examples(path):
-            names = sorted(f"{p}_*.txt" for p in prefixes)
-            return "BoostSRL files " + ", ".join(names[:4])
-        splits = _find_splits(path)
-        if splits:
-            shown = ", ".join(name for name, _ in splits[:6])
-            return f"BoostSRL split folders ({shown}{' ...' if len(splits) > 6 else ''})"
-        return None
+        return detect_boostsrl(path)
 
     # -- loading ----------------------------------------------------------------------------
     def load(self, path: Path, *, stem: str | None = None) -> Task:
@@ -1249,8 +1174,8 @@ class BoostSRLFormat:
                 f"{path}: a BoostSRL data set is a folder (with *_pos.txt files "
                 "or train/ and test/ folders)"
             )
-        path = _dataset_root(path)
-        splits = [] if _has_root_examples(path) else _find_splits(path)
+        path = dataset_root(path)
+        splits = [] if has_root_examples(path) else find_splits(path)
         if splits:
             return self._load_splits(path, splits, stem)
         prefix = _choose_prefix(path, stem, None)
@@ -1269,7 +1194,7 @@ class BoostSRLFormat:
             for level in [root, *(root / p for p in inner)]:
                 for bk in _shared_bk(level, stem):
                     loader.load_file(bk, "bk")
-            in_split = stem if stem is not None and stem in _prefixes(folder) else None
+            in_split = stem if stem is not None and stem in boostsrl_prefixes(folder) else None
             _load_split(loader, folder, _choose_prefix(folder, in_split, folder.name), name)
         return loader.task()
 

@@ -52,6 +52,16 @@ from ilpkit.core.formats.confine import check_data_file
 from ilpkit.core.formats.source import SourceLoader
 from ilpkit.core.task import NEG, POS, UNLABELED, Program, SourcedClause, Task
 from ilpkit.errors import BiasError, DataError, FormatError, PrologSyntaxError, SourceLocation
+from ilpkit.plugins.formats.layouts import (
+    BIAS_FILES,
+    FOLD_RE,
+    ExampleSets,
+    bk_files,
+    detect_popper,
+    example_sets,
+    first_file,
+    fold_sort_key,
+)
 from ilpkit.prolog.reader import OperatorTable, PrologReader
 from ilpkit.prolog.terms import (
     Clause,
@@ -66,25 +76,11 @@ from ilpkit.prolog.terms import (
 )
 from ilpkit.prolog.writer import write_lines
 
-BIAS_FILES: Final = ("bias.pl", "popper-bias.pl")
 DEFAULT_TYPE: Final = "t"
-_FOLD_RE: Final = re.compile(r"(?i)train|test|tune|dev|valid(ation)?|fold[_-]?\d+|split[_-]?\d+")
-_EXS_FILE_RE: Final = re.compile(r"^(?:exs_(?P<a>.+)|(?P<b>.+)_exs)\.pl$")
 _INTERPRETED: Final = {"head_pred": 2, "body_pred": 2, "type": 2, "direction": 2, "max_body": 1}
 _DIRECTIONS: Final = {"in": "+", "out": "-"}
-_SPLIT_ORDER: Final = {"train": 0, "tune": 1, "dev": 1, "valid": 1, "validation": 1, "test": 2}
 
 Kind = Literal["modeh", "modeb"]
-
-
-def fold_sort_key(name: str) -> tuple[tuple[int, str, int, str], ...]:
-    """Order fold paths: train, tune, test, then other names in natural order."""
-    out = []
-    for part in name.split("/"):
-        m = re.match(r"(.*?)(\d+)$", part)
-        head, num = (m.group(1), int(m.group(2))) if m else (part, -1)
-        out.append((_SPLIT_ORDER.get(part.lower(), 3), head.lower(), num, part))
-    return tuple(out)
 
 
 # --------------------------------------------------------------------------------------------
@@ -343,62 +339,9 @@ class _Layout:
     notes: list[str] = field(default_factory=list)
 
 
-def _first_file(folders: Iterable[Path], names: Iterable[str]) -> Path | None:
-    for folder in folders:
-        for name in names:
-            if (folder / name).is_file():
-                return folder / name
-    return None
-
-
-def _bk_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.glob("bk*.pl") if p.is_file())
-
-
-def _subdirs(folder: Path) -> list[Path]:
-    return sorted(d for d in folder.iterdir() if d.is_dir() and not d.name.startswith("."))
-
-
-@dataclass
-class _ExampleSets:
-    plain: Path | None = None
-    folds: dict[str, tuple[Path, list[Path]]] = field(default_factory=dict)
-    stems: dict[str, Path] = field(default_factory=dict)
-
-
-def _fold_dirs(folder: Path, prefix: str, out: dict[str, tuple[Path, list[Path]]]) -> None:
-    if (folder / "exs.pl").is_file():
-        out[prefix] = (folder / "exs.pl", _bk_files(folder))
-    for d in _subdirs(folder):
-        if _FOLD_RE.fullmatch(d.name):
-            _fold_dirs(d, f"{prefix}/{d.name}", out)
-
-
-def _example_sets(folder: Path) -> _ExampleSets:
-    sets = _ExampleSets()
-    if (folder / "exs.pl").is_file():
-        sets.plain = folder / "exs.pl"
-    for p in sorted(folder.glob("*.pl")):
-        m = _EXS_FILE_RE.match(p.name)
-        if m:
-            name = m.group("a") or m.group("b")
-            if _FOLD_RE.fullmatch(name):
-                sets.folds[name] = (p, [])
-            else:
-                sets.stems[name] = p
-    for d in _subdirs(folder):
-        if _FOLD_RE.fullmatch(d.name):
-            _fold_dirs(d, d.name, sets.folds)
-        elif d.name == "examples":
-            sets.stems.update((p.stem, p) for p in sorted(d.glob("*.pl")) if p.is_file())
-        elif (d / "exs.pl").is_file():
-            sets.stems[d.name] = d
-    return sets
-
-
 def _layout(folder: Path, stem: str | None) -> _Layout:
     """Find the bias, background and example files of the task in ``folder``."""
-    sets = _example_sets(folder)
+    sets = example_sets(folder)
     if stem is not None or (sets.plain is None and not sets.folds and len(sets.stems) == 1):
         return _stem_layout(folder, sets, stem or next(iter(sets.stems)))
     examples: list[tuple[Path, str | None]]
@@ -421,7 +364,7 @@ def _layout(folder: Path, stem: str | None) -> _Layout:
         )
     else:
         raise DataError(f"{folder}: no examples (exs.pl with pos(...)/neg(...) facts) found")
-    bk = _bk_files(folder) or ([] if fold_bk else _bk_files(folder.parent))
+    bk = bk_files(folder) or ([] if fold_bk else bk_files(folder.parent))
     layout = _Layout(folder.name, _bias_file(folder), _require_bk(folder, bk + fold_bk), examples)
     if sets.stems:
         layout.notes.append(
@@ -432,7 +375,7 @@ def _layout(folder: Path, stem: str | None) -> _Layout:
 
 
 def _bias_file(folder: Path) -> Path:
-    bias = _first_file((folder, folder.parent), BIAS_FILES)
+    bias = first_file((folder, folder.parent), BIAS_FILES)
     if bias is None:
         raise DataError(
             f"{folder}: no Popper bias file ({' or '.join(BIAS_FILES)}) here or in {folder.parent}"
@@ -440,7 +383,7 @@ def _bias_file(folder: Path) -> Path:
     return bias
 
 
-def _stem_layout(folder: Path, sets: _ExampleSets, stem: str) -> _Layout:
+def _stem_layout(folder: Path, sets: ExampleSets, stem: str) -> _Layout:
     """The task ``stem``: a sub-folder (with its own files or its parent's), or a file."""
     target = sets.stems.get(stem)
     name = f"{folder.name}/{stem}"
@@ -459,7 +402,7 @@ def _stem_layout(folder: Path, sets: _ExampleSets, stem: str) -> _Layout:
                 f"{folder}: no example set {stem!r}; this folder holds {one}: leave out --stem"
             )
         raise FormatError(f"{folder}: no example set {stem!r}; choices: " + ", ".join(choices))
-    bk = _require_bk(folder, (_bk_files(folder) or _bk_files(folder.parent)) + extra_bk)
+    bk = _require_bk(folder, (bk_files(folder) or bk_files(folder.parent)) + extra_bk)
     return _Layout(name, _bias_file(folder), bk, [(target, None)])
 
 
@@ -603,23 +546,7 @@ class PopperFormat:
     def detect(self, path: Path) -> str | None:
         """Claim a folder with a bias file, bk.pl and examples, unless an Aleph mode file is
         there (ilp-experiments folders hold both; Aleph's loader reads those by default)."""
-        if not path.is_dir():
-            return None
-        folders = (path, path.parent)
-        if _first_file(folders, ("aleph-modes.pl",)) is not None:
-            return None
-        bias = _first_file(folders, BIAS_FILES)
-        if bias is None:
-            return None
-        sets = _example_sets(path)
-        fold_bk = [p for _, bks in sets.folds.values() for p in bks]
-        if not (_bk_files(path) or _bk_files(path.parent) or fold_bk):
-            return None
-        if sets.plain is not None:
-            return f"Popper files {bias.name}, bk.pl, exs.pl"
-        if sets.folds:
-            return f"Popper files {bias.name}, bk.pl and folds {', '.join(sorted(sets.folds))}"
-        return None
+        return detect_popper(path)
 
     # -- loading ----------------------------------------------------------------------------
     def load(self, path: Path, *, stem: str | None = None) -> Task:
@@ -667,7 +594,7 @@ class PopperFormat:
             return written
         for i, name in enumerate(task.fold_names):
             parts = name.split("/")
-            if not all(_FOLD_RE.fullmatch(p) for p in parts):
+            if not all(FOLD_RE.fullmatch(p) for p in parts):
                 raise FormatError(
                     f"fold name {name!r} would read back as a separate task; Popper folds must "
                     "be named train, test, tune, dev, valid, foldN or splitN"
