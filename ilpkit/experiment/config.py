@@ -26,10 +26,9 @@ from __future__ import annotations
 import copy
 import datetime
 import re
-import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pydantic import (
     BaseModel,
@@ -46,6 +45,9 @@ from ilpkit.core.validation import issues
 from ilpkit.errors import ConfigError, PluginError, path_str
 from ilpkit.experiment import tomlw
 from ilpkit.experiment.data_format import DataFormat
+
+if TYPE_CHECKING:
+    from tomllib import TOMLDecodeError
 
 __all__ = [
     "AUTO",
@@ -294,6 +296,8 @@ def load_config(path: str | Path) -> RunConfig:
             f"{where}:{line}:{col}: arrays and inline tables nested more than "
             f"{MAX_TOML_DEPTH} deep; a run file needs a few levels"
         )
+    import tomllib  # (most runs read no TOML: a start-up cost saved)
+
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
@@ -369,7 +373,7 @@ def _too_deep(text: str) -> tuple[int, int] | None:
     return None
 
 
-def _toml_error(where: str, err: tomllib.TOMLDecodeError) -> str:
+def _toml_error(where: str, err: TOMLDecodeError) -> str:
     message = str(err)
     match = _TOML_POSITION.search(message)
     if match is None:
@@ -401,6 +405,8 @@ def parse_value(text: str) -> Any:
     ``[1, 2]``), otherwise the text itself (``swi``). Dates and times stay text."""
     if "\n" in text or "\r" in text or _too_deep(text) is not None:
         return text
+    import tomllib
+
     try:
         value = tomllib.loads(f"value = {text}")["value"]
     except (tomllib.TOMLDecodeError, RecursionError):
