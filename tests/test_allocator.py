@@ -36,6 +36,9 @@ def test_openblas_idle_threads_sleep_sooner_unless_the_user_chose() -> None:
     chosen = {"OPENBLAS_THREAD_TIMEOUT": "28"}
     assert allocator.idle_blas_threads_sleep(chosen) is False
     assert chosen == {"OPENBLAS_THREAD_TIMEOUT": "28"}
+    empty = {"OPENBLAS_THREAD_TIMEOUT": ""}  # OpenBLAS reads an empty value as its default
+    assert allocator.idle_blas_threads_sleep(empty) is True
+    assert empty == {"OPENBLAS_THREAD_TIMEOUT": "20"}
 
 
 def test_the_command_sets_it_before_numpy_loads() -> None:

@@ -48,13 +48,14 @@ BLAS_THREAD_TIMEOUT = "20"
 
 def idle_blas_threads_sleep(environ: MutableMapping[str, str] = os.environ) -> bool:
     """Let OpenBLAS's worker threads sleep after ``2**20`` cycles of waiting instead of
-    ``2**28`` (unless ``OPENBLAS_THREAD_TIMEOUT`` is set already); False if it was.
+    ``2**28`` (unless ``OPENBLAS_THREAD_TIMEOUT`` is set already, to something); False if it
+    was.
 
     Why: loading numpy starts OpenBLAS's threads, and each spins about 0.1 s before it first
     sleeps, in every process, BLAS used or not: 0.1 of ``ilpkit learn trains``' 0.47 CPU
     s (issue 32).  A sleeping thread wakes in microseconds when work comes.  OpenBLAS reads
     the variable once, when it loads: this must run before numpy is imported."""
-    if "OPENBLAS_THREAD_TIMEOUT" in environ:
+    if environ.get("OPENBLAS_THREAD_TIMEOUT", "").strip():  # empty: OpenBLAS's default too
         return False
     environ["OPENBLAS_THREAD_TIMEOUT"] = BLAS_THREAD_TIMEOUT
     return True
