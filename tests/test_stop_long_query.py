@@ -49,21 +49,31 @@ def test_a_stop_ends_an_endless_query_and_the_backend_answers_again(name: str) -
         ["spin :- between(1, 1000000000000, _), fail"], ["p(a, b)", "p(c, d)"], ["t(a)"], ["t(c)"]
     )
     backend = _backend(name)
-    timer = threading.Timer(1.0, request_stop, args=("Ctrl-C",))
+    stopped_at: list[float] = []
+
+    def stop() -> None:
+        stopped_at.append(time.monotonic())
+        request_stop("Ctrl-C")
+
+    # The timer's thread needs the GIL to make the request, and a busy engine loop can keep
+    # it waiting for seconds under load (a Ctrl-C's handler runs in the main thread and
+    # does not wait): the latency that counts is from the request to the query's end.
+    timer = threading.Timer(1.0, stop)
     try:
         backend.load(task)
         started = time.monotonic()
         timer.start()
         with pytest.raises(ResourceLimitExceeded) as caught:
             backend.coverage(SPIN)
-        waited = time.monotonic() - started
+        ended = time.monotonic()
         clear_stop()
         assert backend.coverage(PLAIN).ids.tolist() == [0]  # t(a) only: the engine is back
     finally:
         timer.cancel()
         clear_stop()
         backend.close()
-    assert 0.9 < waited < 8, waited  # ended by the stop (at 1 s), not by anything else
+    assert stopped_at and ended - started > 0.9, "the query ended before the stop"
+    assert ended - stopped_at[0] < 7, ended - stopped_at[0]  # the engine saw the stop
     assert "stopped: Ctrl-C" in str(caught.value), str(caught.value)
 
 
