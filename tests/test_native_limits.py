@@ -181,3 +181,28 @@ def test_integers_beyond_python_text_limits_are_prolog_errors(body: str) -> None
     # representation_error that catch/3 sees, as a Prolog error should be.
     engine = _engine(f"p(A) :- {body}.\nq(E) :- catch(p(_), error(E, _), true).\n")
     assert _ask(engine, "q(E)") == ["q(representation_error(max_integer_text))"]
+
+
+def test_the_resident_size_is_read_at_most_every_twenty_ms(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``os.pread`` releases the GIL: read every 2,048 steps, it kept other threads of the
+    process from running for seconds.  A read stays current for ``RSS_READ_EVERY``."""
+    import time
+
+    from ilpkit.plugins.backends.native.prolog import errors
+
+    reads: list[int] = []
+    real = os.pread
+
+    def counted(fd: int, n: int, offset: int) -> bytes:
+        reads.append(fd)
+        return real(fd, n, offset)
+
+    monkeypatch.setattr(os, "pread", counted)
+    errors._last_read[0] = -1.0  # forget an earlier read
+    first = errors._resident_bytes()
+    assert first is not None and first > 0
+    assert {errors._resident_bytes() for _ in range(1000)} == {first}
+    assert len(reads) == 1
+    time.sleep(errors.RSS_READ_EVERY * 1.5)
+    assert errors._resident_bytes() is not None
+    assert len(reads) == 2

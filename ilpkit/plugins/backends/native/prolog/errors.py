@@ -110,12 +110,21 @@ _CELL_BYTES: Final = 120
 """Bytes of one list cell holding a fresh variable or a small integer (tuple + item)."""
 
 _statm: list[int] = []  # [pid, fd] of this process's /proc/self/statm
+_last_read: list[float] = [-1.0, 0.0]  # [time.monotonic() of the last read, bytes read]
+RSS_READ_EVERY: Final = 0.02
+"""Seconds a resident size read stays current.  Why not read it every time: ``os.pread``
+releases the GIL, and a loop that releases and retakes it every millisecond (the machine
+checks its limits every 2,048 steps) kept every other thread of the process from running
+for seconds (CPython's GIL hand-over waits for 5 ms without a switch): a timer asking the
+query to stop, a progress bar."""
 
 
 def _resident_bytes() -> int | None:
-    """The process's resident set size in bytes, or None where it cannot be read cheaply
-    (then only built-ins' own estimates bound a query's memory)."""
+    """The process's resident set size in bytes (read at most every
+    :data:`RSS_READ_EVERY` seconds), or None where it cannot be read cheaply (then only
+    built-ins' own estimates bound a query's memory)."""
     import os
+    import time
 
     pid = os.getpid()
     if not _statm or _statm[0] != pid:  # first call, or a forked child: reopen for itself
@@ -123,6 +132,7 @@ def _resident_bytes() -> int | None:
             with contextlib.suppress(OSError):
                 os.close(_statm[1])
             _statm.clear()
+        _last_read[0] = -1.0
         try:
             fd = os.open("/proc/self/statm", os.O_RDONLY)
         except OSError:
@@ -132,11 +142,16 @@ def _resident_bytes() -> int | None:
     fd = _statm[1]
     if fd < 0:
         return None
+    now = time.monotonic()
+    if _last_read[0] >= 0 and now - _last_read[0] < RSS_READ_EVERY:
+        return int(_last_read[1])
     try:
         fields = os.pread(fd, 128, 0).split()
-        return int(fields[1]) * _PAGE
+        rss = int(fields[1]) * _PAGE
     except (OSError, IndexError, ValueError):  # pragma: no cover - /proc changed under us
         return None
+    _last_read[0], _last_read[1] = now, rss
+    return rss
 
 
 def _page_size() -> int:
