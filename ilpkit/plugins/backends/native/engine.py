@@ -26,7 +26,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
-from typing import Final, Literal
+from typing import Literal
 
 import numpy as np
 from pydantic import Field, TypeAdapter, ValidationError, field_validator
@@ -166,12 +166,6 @@ class NativeOptions(BackendOptions):
             raise ValueError("expected true, false or auto") from None
 
 
-_RSS_BASELINE_AGE: Final = 0.01
-"""Seconds a read of the process's resident size serves as the baseline of later clauses'
-memory growth (``memory_limit_mb``): a clause's growth is then measured from at most this
-long before it started."""
-
-
 class NativeBackend(Backend):
     """Coverage and saturation without Prolog (the default backend)."""
 
@@ -191,7 +185,6 @@ class NativeBackend(Backend):
         self._deriver: Deriver | None = None
         self._deadline: float | None = None
         self._rss0: int | None = None
-        self._rss_read_at = -1.0  # monotonic time of the last read of _rss0
         self._components: dict[Clause, bool] = {}
         self._last_restriction: tuple[Bindings, Coverage, Bindings] | None = None
         self._parent_requests: OrderedDict[Clause, int] = OrderedDict()
@@ -414,12 +407,9 @@ class NativeBackend(Backend):
         self._deadline = now + timeout if timeout else None
         if self.opts.memory_limit_mb is None:
             self._rss0 = None
-        elif now - self._rss_read_at > _RSS_BASELINE_AGE or self._rss0 is None:
-            # the baseline of the clause's growth, read at most every few milliseconds: a
-            # search asks about cheap clauses by the thousand a second, and one read of
-            # /proc/self/statm costs as much as such a clause (issue 32)
+        else:  # the baseline of the clause's growth (_resident_bytes reads /proc at most
+            # every 20 ms: a search asks about cheap clauses by the thousand a second)
             self._rss0 = _resident_bytes()
-            self._rss_read_at = now
         n = self.n_examples
         if self._drawing and _calls_any(clause.body, self._drawing):
             return self._cover_by_example(clause, among)
