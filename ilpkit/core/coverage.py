@@ -14,6 +14,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from ilpkit.core.distinct import distinct
 from ilpkit.core.task import NEG, POS, Examples
 
 IdArray = npt.NDArray[np.int64]
@@ -30,7 +31,7 @@ class Coverage:
     def __init__(self, ids: npt.ArrayLike, size: int, *, trusted: bool = False) -> None:
         arr = np.asarray(ids, dtype=np.int64)
         if not trusted:
-            arr = np.unique(arr)
+            arr = distinct(arr)
             if arr.size and (arr[0] < 0 or arr[-1] >= size):
                 raise ValueError(f"example ids must lie in [0, {size}), got {arr[0]}..{arr[-1]}")
         arr.setflags(write=False)

@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
+from ilpkit.core.distinct import distinct
 from ilpkit.core.learner import LearnContext
 from ilpkit.core.task import NEG, POS, Task
 from ilpkit.errors import DataError
@@ -41,7 +42,7 @@ class RuleLanguageOptions(BaseModel):
 def training_positions(task: Task, ctx: LearnContext) -> npt.NDArray[np.int64]:
     """Sorted labelled training ids (both classes must be present)."""
     labels = task.examples.labels
-    train = np.unique(ctx.train(task))
+    train = distinct(ctx.train(task))
     train = train[np.isin(labels[train], (POS, NEG))]
     if not (np.any(labels[train] == POS) and np.any(labels[train] == NEG)):
         raise DataError(f"{task.name}: a forest needs positive and negative training examples")

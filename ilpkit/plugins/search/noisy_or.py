@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import numpy.typing as npt
 
+from ilpkit.core.distinct import distinct
+
 if TYPE_CHECKING:
     import networkx as nx
 
@@ -86,9 +88,9 @@ class NoisyOrNetwork:
         # Entries are in group order and groups in node order: per-group and per-node sums are
         # np.add.reduceat over contiguous runs (no dense matrix products; BLAS threads on a
         # shared machine made those slow).
-        self.full_groups = np.unique(self.entry_group)
+        self.full_groups = distinct(self.entry_group)
         self.group_starts = np.searchsorted(self.entry_group, self.full_groups)
-        self.group_nodes = np.unique(self.group_node)
+        self.group_nodes = distinct(self.group_node)
         self.node_starts = np.searchsorted(self.group_node, self.group_nodes)
         self.node_w = np.zeros(n)
         self.both_w = np.zeros(len(entry_src))

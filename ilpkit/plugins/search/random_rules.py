@@ -40,6 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ilpkit.core.bias import Bias
 from ilpkit.core.bottom import BottomClause
 from ilpkit.core.coverage import Coverage
+from ilpkit.core.distinct import distinct
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.refine import ClauseIds, Refiner
 from ilpkit.core.search import BudgetExhausted, Evaluated, SearchContext, time_is_up
@@ -180,7 +181,7 @@ class RandomRuleGenerator:
         self.depth = depth
         self.prefixes = prefixes
         self.n = int(backend.n_examples)
-        self.among = Coverage(np.unique(self.train), self.n, trusted=True)
+        self.among = Coverage(distinct(self.train), self.n, trusted=True)
         memo = backend_memo(backend)
         self._bottoms: dict[Hashable, tuple[BottomClause, Refiner, Candidates]] = (
             memo.bottoms if memo is not None else {}

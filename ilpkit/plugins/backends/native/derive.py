@@ -38,6 +38,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from ilpkit.core.distinct import distinct
 from ilpkit.errors import IlpkitError
 from ilpkit.plugins.backends.native.prolog.terms import _from_term, _to_term
 from ilpkit.plugins.backends.native.store import FactTable, Ids, Interner
@@ -197,7 +198,7 @@ class Deriver:
         if len(self._vid) < n:
             pad = np.full(n - len(self._vid), -1, dtype=np.int64)
             self._vid = np.concatenate([self._vid, pad])
-        missing = np.unique(ids[self._vid[ids] < 0])
+        missing = distinct(ids[self._vid[ids] < 0])
         if len(missing):
             terms = self.interner.terms
             ident = self.evaluator.values.id
@@ -217,7 +218,7 @@ class Deriver:
             pad = np.full(n - len(self._map), -1, dtype=np.int64)
             self._map = np.concatenate([self._map, pad])
         if needed is not None and len(needed):
-            ids = np.unique(needed)
+            ids = distinct(needed)
             missing = ids[self._map[ids] < 0]
             values = self.evaluator.values.values
             intern = self.interner.id

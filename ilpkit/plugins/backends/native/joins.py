@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from ilpkit.core.distinct import distinct, distinct_of_sorted
 from ilpkit.plugins.backends.native.store import FactTable, Ids
 from ilpkit.prolog.terms import Var
 
@@ -54,12 +55,9 @@ class Bindings:
         """Distinct example ids.  Rows stay in example order through every operation (joins
         repeat rows in place, filters keep order), so this is a linear scan, not a sort."""
         ex = self.ex
-        if len(ex) < 2:
-            return ex.copy()
-        step = ex[1:] != ex[:-1]
-        if not (ex[1:] >= ex[:-1]).all():  # defensive: fall back to a sort
-            return np.unique(ex)
-        return ex[np.concatenate(([True], step))]
+        if len(ex) > 1 and not (ex[1:] >= ex[:-1]).all():  # defensive: fall back to a sort
+            return distinct(ex)
+        return distinct_of_sorted(ex)
 
 
 def distinct_rows(columns: list[Ids]) -> Ids:
@@ -160,13 +158,6 @@ def join(
     return Bindings(table.ex[rows], cols)
 
 
-def sorted_unique(ex: Ids) -> Ids:
-    """Distinct values of a non-decreasing id array (a linear scan)."""
-    if len(ex) < 2:
-        return ex.copy()
-    return ex[np.concatenate(([True], ex[1:] != ex[:-1]))]
-
-
 def semi_join(
     table: Bindings,
     facts: FactTable,
@@ -190,10 +181,10 @@ def semi_join(
     if len(table) == 0 or len(facts) == 0:
         return np.zeros(0, dtype=np.int64)
     if not keys:
-        return sorted_unique(table.ex)
+        return distinct_of_sorted(table.ex)
     key_col, lo, counts, _ = join_counts(table, facts, keys)
     if len(keys) == 1:
-        return sorted_unique(table.ex[counts > 0])
+        return distinct_of_sorted(table.ex[counts > 0])
     order, _ = facts.sorted_column(key_col)
     key_var = next(v for v, c in keys if c == key_col)
     others = [(v, c) for v, c in keys if not (v == key_var and c == key_col)]
@@ -219,4 +210,4 @@ def semi_join(
             ok &= table.cols[v][rows] == data[fact_rows, c]
         hit[rows[ok]] = True
         start = stop
-    return sorted_unique(table.ex[hit])
+    return distinct_of_sorted(table.ex[hit])

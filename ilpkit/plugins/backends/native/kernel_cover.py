@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Final, Literal
 import numpy as np
 import numpy.typing as npt
 
+from ilpkit.core.distinct import distinct
 from ilpkit.errors import IlpkitError
 from ilpkit.plugins.backends.native.demand import DemandTable, leading_facts
 from ilpkit.plugins.backends.native.engine_common import (
@@ -531,7 +532,7 @@ def _domain(self: NativeBackend, binder: tuple[FactTable, int]) -> Ids:
     key = (id(table), col)
     got = self._domains.get(key)
     if got is None:
-        got = self._domains[key] = np.unique(table.data[:, col])
+        got = self._domains[key] = distinct(table.data[:, col])
     return got
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ilpkit.core.distinct import distinct
 from ilpkit.plugins.backends.native.vectorised_values import Ids
 
 _PACK_LIMIT = 2**62
@@ -38,7 +39,7 @@ class KeyIndex:
         uniques: list[Ids] = []
         span = 1
         for j in cols:
-            u = np.unique(rel[:, j])
+            u = distinct(rel[:, j])
             if uniques and span * max(len(u), 1) >= _PACK_LIMIT:
                 break
             uniques.append(u)

@@ -16,6 +16,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from ilpkit.core.distinct import distinct as distinct_ids
 from ilpkit.prolog.terms import Const, Str, Struct, Term
 
 Ids = npt.NDArray[np.int64]
@@ -212,7 +213,7 @@ class FactTable:
     def distinct(self, i: int) -> int:
         n = self._distinct.get(i)
         if n is None:
-            n = self._distinct[i] = int(np.unique(self.data[:, i]).shape[0]) if len(self) else 0
+            n = self._distinct[i] = len(distinct_ids(self.data[:, i])) if len(self) else 0
         return n
 
     def select(self, constants: tuple[tuple[int, int], ...]) -> FactTable:

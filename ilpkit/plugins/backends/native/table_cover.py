@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ilpkit.core.coverage import Coverage
+from ilpkit.core.distinct import distinct
 from ilpkit.errors import DataError, ResourceLimitExceeded
 from ilpkit.plugins.backends.native.engine_common import (
     _EMPTY,
@@ -253,7 +254,7 @@ def _chunked(self: NativeBackend, table: Bindings, literals: list[Term]) -> Bind
         self._check_deadline(literals[0] if literals else None)
         chunk = table.take(np.arange(start, min(start + size, len(table))))
         parts.append(self._projected(chunk, literals).ex)
-    ex = np.unique(np.concatenate(parts)) if parts else _EMPTY
+    ex = distinct(np.concatenate(parts)) if parts else _EMPTY
     return Bindings(ex, {})
 
 
