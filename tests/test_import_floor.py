@@ -65,6 +65,26 @@ def test_registering_the_builtins_imports_no_plugin_module() -> None:
     )
 
 
+def test_a_scorer_imports_its_own_module_only() -> None:
+    """A run uses one scorer: looking up ``mestimate`` imports Aleph's scorers' module (and
+    their shared helpers), not the other five scorer modules of the package."""
+    code = (
+        "import sys\nfrom ilpkit.core.plugins import PluginManager\n"
+        "PluginManager(entry_points=False).make('scorer', 'mestimate', {})\n"
+        "print(sorted(n for n in sys.modules if n.startswith('ilpkit.plugins.scorers')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True, timeout=120
+    ).stdout
+    assert out.strip().splitlines()[-1] == str(
+        [
+            "ilpkit.plugins.scorers",
+            "ilpkit.plugins.scorers._common",
+            "ilpkit.plugins.scorers.aleph",
+        ]
+    )
+
+
 def test_learning_a_small_task_loads_no_numba() -> None:
     """``learn trains``: the native backend's ``kernel=auto`` leaves 38 clauses to the
     set-at-a-time engine, so numba and llvmlite (0.5 CPU s, 110 MB) are never imported; nor

@@ -16,7 +16,6 @@ from typing import (
     Any,
     ClassVar,
     Final,
-    Generic,
     Protocol,
     TypeVar,
     runtime_checkable,
@@ -30,9 +29,6 @@ from ilpkit.core.bias import Settings
 from ilpkit.core.coverage import Coverage, Weighting
 from ilpkit.core.limits import (
     coverage_within_limits,
-    goals_dropped,
-    limits_exceeded,
-    note_dropped,
 )
 from ilpkit.core.search import Evaluated, Observer, Scorer, SearchStrategy
 from ilpkit.core.task import Task
@@ -43,7 +39,21 @@ from ilpkit.prolog.terms import Clause
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from ilpkit.core.members import MemberJob, MemberOutcome, Shipped
     from ilpkit.core.plugins import PluginManager
+
+_MOVED_TO_MEMBERS: Final = frozenset({"MemberJob", "MemberOutcome", "Shipped", "member_outcome"})
+"""Names :mod:`ilpkit.core.members` now holds (imported from here on first use: only
+ensembles ship members, and their dataclasses cost every other run's start-up)."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MOVED_TO_MEMBERS:
+        from ilpkit.core import members
+
+        return getattr(members, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 MODEL_FORMAT_VERSION = 1
 
@@ -250,57 +260,6 @@ def capabilities_of(learner: object) -> LearnerCapabilities:
 M = TypeVar("M")
 
 
-@dataclass(frozen=True)
-class Shipped(Generic[M]):
-    """How a learner's member runs on an executor's worker (:meth:`LearnContext.run_members`).
-
-    ``run(task, ctx, payload)`` is a module-level function returning plain data; the
-    framework rebuilds ``task`` and ``ctx`` (backend, search, scorer, seed) in the worker
-    from the run's recipe. ``payload(k)`` is member k's picklable part; ``decode`` turns the
-    plain data back into the member here.
-    """
-
-    run: Callable[[Task, LearnContext, Any], Any]
-    payload: Callable[[int], Any]
-    decode: Callable[[Any], M]
-
-
-@dataclass(frozen=True)
-class MemberJob:
-    """One member as shipped to a worker: the recipe, the seed, the learner's function."""
-
-    recipe: Any
-    seed: int
-    run: Callable[[Task, LearnContext, Any], Any]
-    payload: Any
-
-
-@dataclass(frozen=True)
-class MemberOutcome:
-    """A shipped member's plain-data result and what it counted on the worker's backend:
-    clauses over a resource limit and saturation goals dropped (summed into the parent's
-    backend, so a run reports the same counts wherever its members ran)."""
-
-    result: Any
-    limits_exceeded: int = 0
-    goals_dropped: int = 0
-    first_limit_message: str | None = None
-
-
-def member_outcome(job: MemberJob, task: Task, ctx: LearnContext) -> MemberOutcome:
-    """Run ``job`` on a worker's ``task`` and ``ctx`` (rebuilt by the runner from the job's
-    recipe), with what it counted on the worker's backend."""
-    limits, dropped = limits_exceeded(ctx.backend), goals_dropped(ctx.backend)
-    result = job.run(task, ctx, job.payload)
-    new_limits = limits_exceeded(ctx.backend) - limits
-    return MemberOutcome(
-        result,
-        new_limits,
-        goals_dropped(ctx.backend) - dropped,
-        getattr(ctx.backend, "first_limit_message", None) if new_limits else None,
-    )
-
-
 def derive_seed(*parts: object) -> int:
     """A 31-bit seed determined by ``parts`` only (the same on every machine and worker)."""
     return random.Random(repr(parts)).getrandbits(31)
@@ -319,18 +278,6 @@ def learner_capabilities(
     if isinstance(factory, type):
         return capabilities_of(factory)
     return capabilities_of(manager.make("learner", name, options))
-
-
-def _add_counts(backend: object, outcome: MemberOutcome) -> Any:
-    """Add a worker's counts to ``backend``; the member's result."""
-    if outcome.limits_exceeded:
-        if limits_exceeded(backend) == 0 and outcome.first_limit_message is not None:
-            backend.first_limit_message = outcome.first_limit_message  # type: ignore[attr-defined]
-        backend.limits_exceeded = (  # type: ignore[attr-defined]
-            limits_exceeded(backend) + outcome.limits_exceeded
-        )
-    note_dropped(backend, outcome.goals_dropped)
-    return outcome.result
 
 
 @dataclass
@@ -382,6 +329,8 @@ class LearnContext:
         (:class:`Shipped`), or, in the older form ``shipped = (worker, unit, decode)``, as
         ``worker(unit(k))``; either way its plain-data result is decoded here."""
         if self.executor is not None and self.recipe is not None:
+            from ilpkit.core.members import MemberJob, Shipped, add_worker_counts
+
             if isinstance(shipped, Shipped):
                 if self.member_runner is None:
                     raise ConfigError("internal: a context with a recipe needs a member_runner")
@@ -391,7 +340,7 @@ class LearnContext:
                     for k in range(count)
                 ]
                 outcomes = self.executor.map(run_member_job, jobs)
-                raw = (_add_counts(self.backend, o) for o in outcomes)
+                raw = (add_worker_counts(self.backend, o) for o in outcomes)
                 decode = shipped.decode
             else:
                 worker, unit, decode = shipped

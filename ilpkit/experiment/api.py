@@ -17,9 +17,8 @@ else the data's Aleph ``search``/``evalfn`` setting -- as on the command line.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -32,6 +31,17 @@ from ilpkit.experiment.config import RunConfig, load_config
 from ilpkit.experiment.provenance import engine_record
 
 __all__ = ["Predictions", "cv", "explain", "learn", "load_task", "predict", "run"]
+
+if TYPE_CHECKING:
+    from ilpkit.experiment.predictions import Predictions
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Predictions":  # its own module: learn never builds one
+        from ilpkit.experiment.predictions import Predictions
+
+        return Predictions
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def run(
@@ -303,56 +313,6 @@ def _plain(value: object) -> object:
     return value if isinstance(value, (int, float, str, bool)) else str(value)
 
 
-@dataclass(frozen=True)
-class Predictions:
-    """A model's scores and classifications of every example of a task."""
-
-    task: Task
-    scores: npt.NDArray[np.float64]
-    """Ranking score of example ``i`` (higher: more likely positive)."""
-    predicted: npt.NDArray[np.bool_]
-    """The model's own classification of example ``i``."""
-    limits_exceeded: int = 0
-    """Clauses of the model that exceeded a resource limit while scoring (each then covered
-    none of the examples asked; :mod:`ilpkit.core.limits`)."""
-    trained: npt.NDArray[np.int64] | None = None
-    """The examples the model learnt from, when these are its training data (else None)."""
-    held_out: npt.NDArray[np.int64] | None = None
-    """The examples its learn run held out (a test fold), when these are its training data."""
-    names_its_data: bool = True
-    """Whether the model records the data it was learnt from (if not, nobody can say whether
-    :meth:`metrics` is in-sample)."""
-
-    def rows(self) -> list[tuple[int, str, int, str, float]]:
-        """``(id, example, label, fold, score)`` per example (``ilpkit predict``'s CSV)."""
-        ex = self.task.examples
-        names = self.task.fold_names
-        out = []
-        for i, atom in enumerate(ex.atoms):
-            f = int(ex.folds[i])
-            fold = names[f] if f >= 0 else ""
-            out.append((i, str(atom), int(ex.labels[i]), fold, float(self.scores[i])))
-        return out
-
-    def metrics(self, ids: npt.NDArray[np.int64] | None = None) -> dict[str, float]:
-        """AUROC and AURPC over the labelled examples (of ``ids``; empty when a class is
-        missing)."""
-        from ilpkit.core.metrics import auroc, aurpc, pr_points_from_scores
-
-        chosen = self.task.examples.ids if ids is None else np.asarray(ids, dtype=np.int64)
-        labels = self.task.examples.labels[chosen]
-        labelled = chosen[labels >= 0]
-        y = (self.task.examples.labels[labelled] == POS).astype(np.int8)
-        if not 0 < y.sum() < len(y):
-            return {}
-        s = self.scores[labelled]
-        return {
-            "n": float(len(y)),
-            "auroc": auroc(s, y),
-            "aurpc": aurpc(pr_points_from_scores(s, y)),
-        }
-
-
 def load_task(
     path: str,
     data_format: str = "auto",
@@ -435,6 +395,8 @@ def predict(
         scores = np.asarray(fitted.score(engine), dtype=np.float64)
         predicted = np.asarray(fitted.predict(engine), dtype=bool)
         limits = limits_exceeded(engine)
+    from ilpkit.experiment.predictions import Predictions
+
     return Predictions(task, scores, predicted, limits, *_learnt_from(fitted, data, task))
 
 

@@ -21,7 +21,7 @@ Plugins are found by name through the plugin manager: this module imports none.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -33,17 +33,17 @@ from ilpkit.core.bias import Settings
 from ilpkit.core.learner import (
     LearnContext,
     LearnerCapabilities,
-    MemberJob,
-    MemberOutcome,
     derive_seed,
     learner_capabilities,
-    member_outcome,
 )
 from ilpkit.core.plugins import PluginKind, PluginManager, get_plugin_manager
 from ilpkit.core.search import Observer
 from ilpkit.core.task import Task
 from ilpkit.errors import BiasError, ConfigError
 from ilpkit.experiment.config import AUTO, RUN_KINDS, PluginChoice, RunConfig, resolve_plugins
+
+if TYPE_CHECKING:
+    from ilpkit.core.members import MemberJob, MemberOutcome
 
 __all__ = [
     "AUTO",
@@ -669,6 +669,8 @@ WORKER_CACHE = WorkerCache()
 
 def run_member_job(job: MemberJob) -> MemberOutcome:
     """Run one shipped member in a worker (task and backend cached per worker process)."""
+    from ilpkit.core.members import member_outcome
+
     task, ctx = worker_context(job.recipe, job.seed)
     return member_outcome(job, task, ctx)
 

@@ -32,9 +32,9 @@ from ilpkit.core.learner import (
     LearnContext,
     LearnerCapabilities,
     Rule,
-    Shipped,
 )
 from ilpkit.core.limits import coverage_within_limits
+from ilpkit.core.members import Shipped
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.task import Task
 from ilpkit.plugins.learners.theory import TheoryLearner, TheoryModel, TheoryOptions

@@ -50,12 +50,12 @@ from ilpkit.core.learner import (
     LearnContext,
     LearnerCapabilities,
     Rule,
-    Shipped,
     parse_clause,
     rule_stats,
     subset_weighting,
 )
 from ilpkit.core.limits import coverage_within_limits
+from ilpkit.core.members import Shipped
 from ilpkit.core.metrics import accuracy, aurpc, f1, pr_points_from_counts
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.search import Evaluated, SearchContext

@@ -22,7 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ilpkit.core.combiner import PoolModel, fit_pool, pool_model_from_json
 from ilpkit.core.coverage import Coverage
-from ilpkit.core.learner import LearnContext, LearnerCapabilities, Shipped, subset_weighting
+from ilpkit.core.learner import LearnContext, LearnerCapabilities, subset_weighting
+from ilpkit.core.members import Shipped
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.search import Evaluated, SearchContext
 from ilpkit.core.task import POS, Task

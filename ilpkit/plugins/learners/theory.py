@@ -31,7 +31,6 @@ thresholds 1, 2, ... give a PR curve; ``max_rules`` is the dissertation's "first
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -428,15 +427,21 @@ def unlabeled_as_negative(task: Task) -> Task:
     return replace(task, examples=Examples(ex.atoms, labels, ex.weights, ex.folds, ex.locations))
 
 
-@dataclass
 class _TuneCheckedSearch(SearchContext):
     """A search context whose acceptable clauses also cover ``min_tune_pos`` tune positives
     (dissertation 4.2.1: "each recorded rule [covers] at least two positive examples in the
-    tune set"). The tune coverage is computed only for clauses that pass the other tests."""
+    tune set"). The tune coverage is computed only for clauses that pass the other tests.
 
-    tune_positives: Coverage | None = None
-    min_tune_pos: int = 0
-    _tune_ok: dict[tuple[int, ...], bool] = field(default_factory=dict, repr=False)
+    Not a dataclass of its own (it would generate SearchContext's 20-field methods again at
+    every start-up): its two settings are keyword arguments beside the context's fields."""
+
+    def __init__(
+        self, *, tune_positives: Coverage | None = None, min_tune_pos: int = 0, **fields: Any
+    ) -> None:
+        super().__init__(**fields)
+        self.tune_positives = tune_positives
+        self.min_tune_pos = min_tune_pos
+        self._tune_ok: dict[tuple[int, ...], bool] = {}
 
     def acceptable(self, e: Evaluated) -> bool:
         if not super().acceptable(e):

@@ -32,7 +32,6 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ilpkit.core.coverage import Counts
@@ -43,16 +42,27 @@ if TYPE_CHECKING:
     from ilpkit.plugins.search.topdown import TopDown, _Waiting
 
 
-@dataclass(eq=False)
 class _Node:
     """A kept clause: its evaluation (packed while it waits), its literals in the order they
-    were added, and the kept clauses of the expansion that made it (its siblings)."""
+    were added, and the kept clauses of the expansion that made it (its siblings).
 
-    item: Evaluated | _Waiting | None
-    path: tuple[int, ...]
-    bound: frozenset[int]
-    kin: list[_Node] = field(repr=False)
-    at: int = 0
+    A plain class (compared by identity): a dataclass costs every run's start-up."""
+
+    __slots__ = ("at", "bound", "item", "kin", "path")
+
+    def __init__(
+        self,
+        item: Evaluated | _Waiting | None,
+        path: tuple[int, ...],
+        bound: frozenset[int],
+        kin: list[_Node],
+        at: int = 0,
+    ) -> None:
+        self.item = item
+        self.path = path
+        self.bound = bound
+        self.kin = kin
+        self.at = at
 
     @property
     def last(self) -> int:
