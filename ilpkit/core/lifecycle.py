@@ -25,7 +25,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
-import logging
 import os
 import select
 import shutil
@@ -37,8 +36,6 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
-
-log = logging.getLogger(__name__)
 
 PREFIX = "ilpkit-"
 _PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
@@ -171,7 +168,9 @@ def sweep_stale_temp_dirs(root: Path | None = None) -> list[Path]:
         shutil.rmtree(entry.path, ignore_errors=True)
         removed.append(Path(entry.path))
     if removed:
-        log.debug("removed %d stale ilpkit temporary folders", len(removed))
+        import logging  # (only here: most runs log nothing; an import costs every start-up)
+
+        logging.getLogger(__name__).debug("removed %d stale ilpkit temporary folders", len(removed))
     return removed
 
 

@@ -63,7 +63,6 @@ What engine backends must add (the check cannot see an engine's own built-ins):
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Iterable, Iterator
 from typing import Final, NamedTuple
@@ -87,7 +86,6 @@ __all__ = [
     "unsafe_constructs",
 ]
 
-log = logging.getLogger(__name__)
 
 MAX_REPORTED: Final = 25
 """How many unsafe constructs one error lists (the reader's limit for syntax errors)."""
@@ -295,8 +293,10 @@ def check_program(task: Task, *, trust_data: bool = False, runs_directives: bool
         )
     if trust_data:
         if task.directives and not runs_directives:
+            import logging  # (only here: most runs log nothing)
+
             n = len(task.directives)
-            log.warning(
+            logging.getLogger(__name__).warning(
                 "%s: %d directive%s of the data not run (this backend runs no directives)",
                 task.directives[0].location,
                 n,
