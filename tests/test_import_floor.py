@@ -48,54 +48,66 @@ def test_start_up_imports_no_heavy_library(code: str) -> None:
     assert _heavy_after(code) == []
 
 
+def _plugin_modules_after(code: str, prefix: str) -> list[str]:
+    """The modules named ``prefix...`` a fresh interpreter holds after running ``code`` (with
+    ``PluginManager`` imported)."""
+    script = (
+        f"import json, sys\nfrom ilpkit.core.plugins import PluginManager\n{code}"
+        f"print(json.dumps(sorted(n for n in sys.modules if n.startswith({prefix!r}))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], check=True, capture_output=True, text=True, timeout=120
+    ).stdout
+    loaded: list[str] = json.loads(out.strip().splitlines()[-1])
+    return loaded
+
+
 def test_registering_the_builtins_imports_no_plugin_module() -> None:
     """The manager lists the built-ins from a table; a plugin's module (with the SWI-Prolog
     bridges, the learners, scikit-learn fits) is imported only when that plugin is used."""
     code = (
-        "import sys\nfrom ilpkit.core.plugins import PluginManager\n"
         "m = PluginManager(entry_points=False)\nassert 'svm' in m.names('combiner')\n"
         "m.get('learner', 'theory')\n"
-        "print(sorted(n for n in sys.modules if n.startswith('ilpkit.plugins.')))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], check=True, capture_output=True, text=True, timeout=120
-    ).stdout
-    assert out.strip().splitlines()[-1] == str(
-        ["ilpkit.plugins.builtin", "ilpkit.plugins.learners", "ilpkit.plugins.learners.theory"]
-    )
+    assert _plugin_modules_after(code, "ilpkit.plugins.") == [
+        "ilpkit.plugins.builtin",
+        "ilpkit.plugins.learners",
+        "ilpkit.plugins.learners.theory",
+    ]
 
 
 def test_a_scorer_imports_its_own_module_only() -> None:
     """A run uses one scorer: looking up ``mestimate`` imports Aleph's scorers' module (and
     their shared helpers), not the other five scorer modules of the package."""
-    code = (
-        "import sys\nfrom ilpkit.core.plugins import PluginManager\n"
-        "PluginManager(entry_points=False).make('scorer', 'mestimate', {})\n"
-        "print(sorted(n for n in sys.modules if n.startswith('ilpkit.plugins.scorers')))"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", code], check=True, capture_output=True, text=True, timeout=120
-    ).stdout
-    assert out.strip().splitlines()[-1] == str(
-        [
-            "ilpkit.plugins.scorers",
-            "ilpkit.plugins.scorers._common",
-            "ilpkit.plugins.scorers.aleph",
-        ]
-    )
+    code = "PluginManager(entry_points=False).make('scorer', 'mestimate', {})\n"
+    assert _plugin_modules_after(code, "ilpkit.plugins.scorers") == [
+        "ilpkit.plugins.scorers",
+        "ilpkit.plugins.scorers._common",
+        "ilpkit.plugins.scorers.aleph",
+    ]
 
 
 def test_learning_a_small_task_loads_no_numba() -> None:
     """``learn trains``: the native backend's ``kernel=auto`` leaves 38 clauses to the
     set-at-a-time engine, so numba and llvmlite (0.5 CPU s, 110 MB) are never imported; nor
     is ``numpy.ma`` (13-19 ms), which numpy's plain ``np.unique`` imports
-    (:mod:`ilpkit.core.distinct`)."""
+    (:mod:`ilpkit.core.distinct`), ``logging`` (nothing is logged), ``email.parser`` (no
+    distribution's METADATA is read) or the modules only ensembles and ``predict`` use."""
     code = (
         "import sys\nfrom ilpkit.cli.main import app\n"
         "sys.argv = ['ilpkit', 'learn', 'trains', '-q']\n"
         "try:\n    app()\nexcept SystemExit as e:\n    assert not e.code, e.code"
     )
-    assert _heavy_after(code, ("numba", "llvmlite", "numpy.ma")) == []
+    unused = (
+        "numba",
+        "llvmlite",
+        "numpy.ma",
+        "logging",
+        "email.parser",
+        "ilpkit.core.members",
+        "ilpkit.experiment.predictions",
+    )
+    assert _heavy_after(code, unused) == []
 
 
 def test_the_cli_import_leaves_numpy_for_the_commands() -> None:
