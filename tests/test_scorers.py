@@ -30,6 +30,7 @@ ALL = [
     "accuracy",
     "auroc",
     "aurpc",
+    "auto_m",
     "compression",
     "coverage",
     "f1",
@@ -53,6 +54,7 @@ EXPECTED = {
     "compression": 6 - 2 - 3 + 1,
     "laplace": (6 + 1) / (6 + 2 + 2),
     "mestimate": (6 + 2 * 0.25) / (6 + 2 + 2),  # m = 2, prior = 10/40
+    "auto_m": (6 + math.sqrt(8) * 0.25) / (6 + 2 + math.sqrt(8)),  # m = sqrt(TP + FP)
     "accuracy": (6 + 28) / 40,
     "wracc": 6 / 40 - (10 / 40) * (8 / 40),
     "precision": 6 / 8,
@@ -198,3 +200,18 @@ def test_weighted_auroc_r_is_rankboost_r() -> None:
     assert weighted_auroc_r(Counts(10, 30, 10, 30)) == 0.0  # the most general clause
     assert weighted_auroc_r(Counts(10, 0, 10, 30)) == 1.0  # a perfect clause
     assert weighted_auroc_r(Counts(3, 0, 10, 0)) == pytest.approx(0.3)  # N = 0
+
+
+@pytest.mark.parametrize("name", ["mestimate", "auto_m"])
+def test_the_prior_is_fixed_at_the_totals_given(manager: PluginManager, name: str) -> None:
+    """Aleph's m-estimates keep the prior of the examples as read (P / (P + N) at
+    ``read_examples``) while its covering loop removes positives: ``with_prior_of``."""
+    scorer = manager.make("scorer", name)
+    fixed = scorer.with_prior_of(Counts(0, 0, 154, 594))  # WebKB: 154 positives, 594 negatives
+    assert fixed.options.prior == pytest.approx(154 / 748)
+    later = Counts(1, 0, 7, 594)  # one positive covered of the 7 left
+    m = 2.0 if name == "mestimate" else 1.0  # auto_m: sqrt(TP + FP) = 1
+    assert fixed.score(later, 2) == pytest.approx((1 + m * 154 / 748) / (1 + m))
+    assert scorer.score(later, 2) == pytest.approx((1 + m * 7 / 601) / (1 + m))
+    given = manager.make("scorer", name, {"prior": 0.5})
+    assert given.with_prior_of(Counts(0, 0, 154, 594)) is given  # a prior given stays

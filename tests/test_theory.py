@@ -15,6 +15,7 @@ from ilpkit.core.formats import load_task
 from ilpkit.core.learner import LearnContext
 from ilpkit.core.model_files import load_model, save_model
 from ilpkit.core.plugins import get_plugin_manager
+from ilpkit.core.search import Evaluated, SearchContext
 from ilpkit.core.task import Task
 from ilpkit.datasets import bundled_path
 from ilpkit.plugins.backends.native.engine import NativeBackend
@@ -347,3 +348,26 @@ def test_aleph_stops_a_search_once_its_best_clause_covers_every_positive() -> No
     task.bias.settings.set_value("explore", True)
     model, _ = fit(task, search="bf", scorer="coverage", learner_name="aleph", search_options=aleph)
     assert model.clauses_evaluated > 70
+
+
+def test_the_m_estimate_prior_stays_the_training_sets_through_the_covering_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Aleph reads its m-estimate prior once from the training examples and keeps it while
+    its rules remove positives; a prior from the positives left would fall with each search
+    and prune it sooner (WebKB: 5,567 fewer clauses than Aleph in 8 of 130 searches)."""
+    from ilpkit.plugins.search import topdown
+
+    priors: list[float | None] = []
+    run = topdown.TopDown.run
+
+    def recording(self: topdown.TopDown, ctx: SearchContext) -> Evaluated | None:
+        priors.append(getattr(ctx.scorer.options, "prior", None))
+        return run(self, ctx)
+
+    monkeypatch.setattr(topdown.TopDown, "run", recording)
+    task = load_task(bundled_path("trains"))
+    task.bias.settings.set_value("clauselength", 1)  # the head alone: no rule is found
+    fit(task, scorer="auto_m", learner_name="aleph")  # so one search per positive
+    assert len(priors) == 5
+    assert priors == [pytest.approx(5 / 10)] * 5  # 5 eastbound, 5 westbound trains

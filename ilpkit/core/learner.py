@@ -27,9 +27,7 @@ import numpy.typing as npt
 from ilpkit.core.backend import BackendProtocol
 from ilpkit.core.bias import Settings
 from ilpkit.core.coverage import Coverage, Weighting
-from ilpkit.core.limits import (
-    coverage_within_limits,
-)
+from ilpkit.core.limits import coverage_within_limits
 from ilpkit.core.search import Evaluated, Observer, Scorer, SearchStrategy
 from ilpkit.core.task import Task
 from ilpkit.errors import ConfigError

@@ -70,7 +70,7 @@ EVALFN_SCORERS: Final[Mapping[str, str]] = {
     "compression": "compression",
     "laplace": "laplace",
     "mestimate": "mestimate",
-    "auto_m": "mestimate",
+    "auto_m": "auto_m",
     "accuracy": "precision",  # Aleph's "accuracy" is P/(P+N) of the clause: precision
     "precision": "precision",
     "recall": "recall",

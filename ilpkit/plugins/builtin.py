@@ -33,6 +33,7 @@ DEFERRED: Final[tuple[DeferredSpec, ...]] = (
     DeferredSpec("scorer", "compression", "ilpkit.plugins.scorers.aleph", "SPECS"),
     DeferredSpec("scorer", "laplace", "ilpkit.plugins.scorers.aleph", "SPECS"),
     DeferredSpec("scorer", "mestimate", "ilpkit.plugins.scorers.aleph", "SPECS"),
+    DeferredSpec("scorer", "auto_m", "ilpkit.plugins.scorers.aleph", "SPECS"),
     DeferredSpec("scorer", "accuracy", "ilpkit.plugins.scorers.aleph", "SPECS"),
     DeferredSpec("scorer", "wracc", "ilpkit.plugins.scorers.aleph", "SPECS"),
     DeferredSpec("scorer", "precision", "ilpkit.plugins.scorers.rates", "SPECS"),

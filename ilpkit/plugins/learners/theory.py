@@ -56,6 +56,7 @@ from ilpkit.core.limits import coverage_within_limits, note_dropped
 from ilpkit.core.plugins import PluginSpec
 from ilpkit.core.random_examples import RandomSample
 from ilpkit.core.recursion import ExampleOracle, RecursiveCoverage, recursive_bias, theory_backend
+from ilpkit.core.scoring import Scorer
 from ilpkit.core.search import Acceptance, Evaluated, SearchContext, time_is_up
 from ilpkit.core.task import NEG, POS, Task
 from ilpkit.errors import ConfigError
@@ -261,6 +262,7 @@ class TheoryLearner:
         remaining = set(int(i) for i in positives)
         counted = set(int(i) for i in negatives)  # the sample's |R| never shrinks
         order_rng = ctx.rng("theory-seeds")
+        scorer = _with_training_prior(ctx.scorer, task, np.concatenate([positives, negatives]))
         acceptance = Acceptance(
             minpos=float(settings["minpos"]),
             minacc=float(settings["minacc"]) if sample is None else 0.0,
@@ -306,7 +308,7 @@ class TheoryLearner:
                 no_head_mode.add("/".join(map(str, indicator(seed_atom))))
                 active = np.array(sorted(remaining | {seed} | counted), dtype=np.int64)
                 counts = subset_weighting(task, active).counts(np.array([seed], dtype=np.int64))
-                if acceptance.ok(counts, label_score(ctx.scorer, counts, 2)):
+                if acceptance.ok(counts, label_score(scorer, counts, 2)):
                     clauses.append(Clause(seed_atom))
                     found_after.append(evaluated)
                 continue
@@ -345,7 +347,7 @@ class TheoryLearner:
             search_ctx = _TuneCheckedSearch(
                 bottom=bottom,
                 backend=RecursiveCoverage(ctx.backend, clauses) if recursive else ctx.backend,
-                scorer=ctx.scorer,
+                scorer=scorer,
                 weighting=subset_weighting(task, weighted),
                 budget=int(settings["nodes"]),
                 rng=ctx.rng("theory-search", searches),
@@ -453,6 +455,16 @@ class _TuneCheckedSearch(SearchContext):
             covered = coverage_within_limits(self.backend, e.clause, self.tune_positives)
             ok = self._tune_ok[e.body] = len(covered) >= self.min_tune_pos
         return ok
+
+
+def _with_training_prior(scorer: Scorer, task: Task, ids: npt.NDArray[np.int64]) -> Scorer:
+    """``scorer`` with its class prior fixed at the training examples' (the m-estimates:
+    ``with_prior_of``), as Aleph fixes it when it reads them; other scorers as they are."""
+    fix = getattr(scorer, "with_prior_of", None)
+    if fix is None:
+        return scorer
+    fixed: Scorer = fix(subset_weighting(task, ids).counts(np.zeros(0, dtype=np.int64)))
+    return fixed
 
 
 def _tune_positives(

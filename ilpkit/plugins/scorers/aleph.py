@@ -6,7 +6,8 @@ length counting the head. Where Aleph differs from the name's usual meaning it i
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from typing import Any, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -47,6 +48,19 @@ class LaplaceScorer(PlainScorer):
         return (counts.tp + 1.0) / (counts.tp + counts.fp + 2.0)
 
 
+def _prior_field() -> Any:
+    return Field(
+        default=None,
+        ge=0,
+        le=1,
+        description=(
+            "Prior precision, as Aleph's set(prior, ...); by default P / (P + N) of the "
+            "weighted examples (the theory learners fix it at their training set's, as "
+            "Aleph does)."
+        ),
+    )
+
+
 class MEstimateOptions(BaseModel):
     """Options of the ``mestimate`` scorer."""
 
@@ -58,34 +72,71 @@ class MEstimateOptions(BaseModel):
         allow_inf_nan=False,
         description=(
             "Weight m of the prior, as Aleph's set(m, M); 0 gives precision. Aleph without "
-            "set(m, ...) uses sqrt(TP + FP) instead."
+            "set(m, ...) uses sqrt(TP + FP) instead: the auto_m scorer."
         ),
     )
-    prior: float | None = Field(
-        default=None,
-        ge=0,
-        le=1,
-        description=(
-            "Prior precision, as Aleph's set(prior, ...); by default P / (P + N) of the "
-            "weighted examples, which is Aleph's default."
-        ),
-    )
+    prior: float | None = _prior_field()
 
 
-class MEstimateScorer(OptionsScorer[MEstimateOptions]):
-    """Aleph ``mestimate``: (TP + m prior) / (TP + FP + m); 0 when TP + FP + m = 0."""
+class AutoMOptions(BaseModel):
+    """Options of the ``auto_m`` scorer (its m is sqrt(TP + FP), not an option)."""
 
-    name = "mestimate"
-    options_model = MEstimateOptions
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    prior: float | None = _prior_field()
+
+
+PriorOptionsT = TypeVar("PriorOptionsT", MEstimateOptions, AutoMOptions)
+
+
+class _MEstimate(OptionsScorer[PriorOptionsT]):
+    """(TP + m prior) / (TP + FP + m); 0 when TP + FP + m = 0."""
+
+    def _m(self, counts: Counts) -> float:
+        raise NotImplementedError
 
     def score(self, counts: Counts, clause_length: int, parent: Counts | None = None) -> float:
-        m = self.options.m
+        m = self._m(counts)
         prior = self.options.prior
         if prior is None:
             total = counts.p + counts.n
             prior = counts.p / total if total > 0 else 0.0
         denominator = counts.tp + counts.fp + m
         return (counts.tp + m * prior) / denominator if denominator > 0 else 0.0
+
+    def with_prior_of(self, totals: Counts) -> Self:
+        """This scorer with its prior fixed at ``totals``' P / (P + N), unless it was given.
+
+        Aleph computes the prior once, from the examples as read (``read_examples``), and
+        keeps it while its covering loop removes the positives each rule covers; a prior
+        taken from the positives left falls with every rule (WebKB: from 0.21 to 0.01), and
+        with it the bound that prunes a search."""
+        if self.options.prior is not None:
+            return self
+        total = totals.p + totals.n
+        prior = totals.p / total if total > 0 else 0.0
+        return type(self)(self.options.model_copy(update={"prior": prior}))
+
+
+class MEstimateScorer(_MEstimate[MEstimateOptions]):
+    """Aleph ``mestimate`` with ``set(m, M)``: (TP + m prior) / (TP + FP + m)."""
+
+    name = "mestimate"
+    options_model = MEstimateOptions
+
+    def _m(self, counts: Counts) -> float:
+        return self.options.m
+
+
+class AutoMScorer(_MEstimate[AutoMOptions]):
+    """Aleph ``auto_m``: the m-estimate with m = sqrt(TP + FP) of the clause (and Aleph's
+    ``mestimate`` without ``set(m, M)``)."""
+
+    name = "auto_m"
+    options_model = AutoMOptions
+
+    def _m(self, counts: Counts) -> float:
+        return math.sqrt(max(counts.tp + counts.fp, 0.0))
 
 
 class AccuracyScorer(PlainScorer):
@@ -120,6 +171,7 @@ SPECS: list[PluginSpec[Any]] = [
     scorer_spec(CompressionScorer, "Aleph compression: TP - FP - L + 1 (L counts the head)."),
     scorer_spec(LaplaceScorer, "Aleph laplace: (TP + 1) / (TP + FP + 2)."),
     scorer_spec(MEstimateScorer, "Aleph m-estimate: (TP + m * prior) / (TP + FP + m)."),
+    scorer_spec(AutoMScorer, "Aleph auto_m: the m-estimate with m = sqrt(TP + FP)."),
     scorer_spec(AccuracyScorer, "Accuracy of the clause as a classifier: (TP + TN) / (P + N)."),
     scorer_spec(WRAccScorer, "Weighted relative accuracy: TP/T - (P/T) * (TP + FP)/T, T = P + N."),
 ]
@@ -127,6 +179,7 @@ SPECS: list[PluginSpec[Any]] = [
 __all__ = [
     "SPECS",
     "AccuracyScorer",
+    "AutoMScorer",
     "CompressionScorer",
     "CoverageScorer",
     "LaplaceScorer",
