@@ -10,6 +10,7 @@ before the combiner work), at the same seed and options.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,29 @@ def test_a_rebuilt_learner_gives_the_model_it_gave_before_combiners(
 ) -> None:
     saved = json.loads(SAVED.read_text(encoding="utf-8"))[f"{data}/{learner}"]
     now = fit(data, learner)
-    assert now["rules"] == saved["rules"]
+    assert [_without_weight(r) for r in now["rules"]] == [
+        _without_weight(r) for r in saved["rules"]
+    ]
+    # An SVM's weights round differently on another CPU's BLAS kernels (GleanerSRL on UW-CSE,
+    # an AMD EPYC: -0.122954 against the file's -0.122963, at most 1e-5 apart): compared
+    # within 1e-4, not to 17 digits; the scores (isotonic steps) below stay exact.
+    np.testing.assert_allclose(
+        [_weight(r) for r in now["rules"]],
+        [_weight(r) for r in saved["rules"]],
+        rtol=1e-3,
+        atol=1e-4,
+    )
     assert now["predicted"] == saved["predicted"]
     np.testing.assert_allclose(now["scores"], saved["scores"], rtol=0, atol=1e-9)
+
+
+_WEIGHT = re.compile(r"weight=([^,]+),")
+
+
+def _weight(rule: str) -> float:
+    found = _WEIGHT.search(rule)
+    return float(found.group(1)) if found else 0.0
+
+
+def _without_weight(rule: str) -> str:
+    return _WEIGHT.sub("weight=*,", rule)
