@@ -112,7 +112,7 @@ def test_readme_setup_then_test_command_leave_a_working_ilpkit(tmp_path: Path) -
     tests = (
         tests.replace("python3 -m venv .venv", venv)
         .replace("pip install -q -e '.[test]'", "pip install -q --no-deps -e '.[test]'")
-        .replace('.venv/bin/python -m pytest -q -m "not heavy"', ".venv/bin/ilpkit --version")
+        .replace('.venv/bin/python -m pytest -q -m "not heavy" -n 2', ".venv/bin/ilpkit --version")
     )
     assert "--no-deps ." in setup and "--no-deps -e" in tests and "pytest" not in tests
     env = _env(tmp_path / "cache")
