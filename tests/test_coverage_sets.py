@@ -92,6 +92,18 @@ def test_errors_and_immutability() -> None:
     assert "n=1/3" in repr(c)
 
 
+def test_a_pickled_coverage_comes_back_equal_and_still_immutable() -> None:
+    import pickle
+
+    c = Coverage([4, 1, 1], 6)
+    back = pickle.loads(pickle.dumps(c))
+    assert back.tolist() == [1, 4] and back.size == 6
+    with pytest.raises(AttributeError):
+        back.size = 7  # type: ignore[misc]
+    with pytest.raises(ValueError):
+        back.ids[0] = 0
+
+
 # --------------------------------------------------------------------------------------------
 # weighted counts
 # --------------------------------------------------------------------------------------------

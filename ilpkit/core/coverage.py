@@ -41,6 +41,11 @@ class Coverage:
     def __setattr__(self, key: str, value: object) -> None:
         raise AttributeError("Coverage is immutable")
 
+    def __reduce__(self) -> tuple[object, tuple[IdArray, int]]:
+        # pickle (process pools, saved searches) without the __setattr__ guard on the way
+        # back; the ids are already sorted and distinct
+        return (_rebuilt, (self.ids, self.size))
+
     # -- construction -------------------------------------------------------------------------
     @classmethod
     def empty(cls, size: int) -> Coverage:
@@ -157,6 +162,10 @@ def counts_of(
     p = float(weights[labels == POS].sum())
     n = float(weights[labels == NEG].sum())
     return Counts(tp, fp, p, n)
+
+
+def _rebuilt(ids: IdArray, size: int) -> Coverage:
+    return Coverage(ids, size, trusted=True)
 
 
 class Weighting:
