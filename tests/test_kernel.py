@@ -25,12 +25,12 @@ from ilpkit.core.task import Task
 from ilpkit.plugins.backends.native import kernels as K
 from ilpkit.plugins.backends.native.ask import Questions
 from ilpkit.plugins.backends.native.engine import NativeBackend, NativeOptions
+from ilpkit.plugins.backends.native.head_parts import head_components
 from ilpkit.plugins.backends.native.plan import (
     HeadIndex,
     KernelStore,
     Plan,
     build_plan,
-    head_components,
 )
 from ilpkit.prolog.terms import Clause, Const, Struct, Term, Var
 from tests.reference_prover import (

@@ -206,3 +206,32 @@ def test_the_resident_size_is_read_at_most_every_twenty_ms(monkeypatch: pytest.M
     time.sleep(errors.RSS_READ_EVERY * 1.5)
     assert errors._resident_bytes() is not None
     assert len(reads) == 2
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "fork") or not os.path.exists("/proc/self/statm"), reason="POSIX /proc"
+)
+def test_a_forked_child_reads_its_own_resident_size() -> None:
+    """The statm descriptor names the process that opened it: a forked child (a process
+    pool's worker) must open its own, not go on reading its parent's size."""
+    from ilpkit.plugins.backends.native.prolog import errors
+
+    assert errors._resident_bytes() is not None  # opened in this process
+    parent_file = os.readlink(f"/proc/self/fd/{errors._statm[1]}")
+    assert parent_file == f"/proc/{os.getpid()}/statm"
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: answer through the pipe, never return into pytest
+        try:
+            errors._resident_bytes()
+            opened = os.readlink(f"/proc/self/fd/{errors._statm[1]}")
+            os.write(write_end, f"{opened == f'/proc/{os.getpid()}/statm'}".encode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    answer = os.read(read_end, 100).decode()
+    os.close(read_end)
+    os.waitpid(pid, 0)
+    assert answer == "True"
+    # and the parent still reads its own
+    assert os.readlink(f"/proc/self/fd/{errors._statm[1]}") == parent_file

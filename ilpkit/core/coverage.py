@@ -24,7 +24,7 @@ _EMPTY: Final = np.zeros(0, dtype=np.int64)
 class Coverage:
     """An immutable set of example ids."""
 
-    __slots__ = ("ids", "size")
+    __slots__ = ("__weakref__", "ids", "size")  # weakly referenced by a backend's records
     ids: IdArray
     size: int
 

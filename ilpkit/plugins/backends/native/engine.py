@@ -50,13 +50,10 @@ from ilpkit.plugins.backends.native.engine_common import (
     _is_builtin,
     _match,
 )
+from ilpkit.plugins.backends.native.head_parts import Lineage, head_groups, refined_groups
 from ilpkit.plugins.backends.native.joins import Bindings
 from ilpkit.plugins.backends.native.kernels import OK as KERNEL_OK
-from ilpkit.plugins.backends.native.plan import (
-    HeadIndex,
-    KernelStore,
-    head_components,
-)
+from ilpkit.plugins.backends.native.plan import HeadIndex, KernelStore
 from ilpkit.plugins.backends.native.prolog.errors import _resident_bytes
 from ilpkit.plugins.backends.native.store import FactTable, Ids, Interner
 from ilpkit.plugins.backends.native.unfold import Definition
@@ -191,6 +188,7 @@ class NativeBackend(Backend):
         self.kstore = KernelStore()
         self._heads: dict[tuple[str, int], HeadIndex] = {}
         self._parts: OrderedDict[object, Part] = OrderedDict()
+        self._lineage = Lineage()
         self._parts_bytes = 0
         self._derived_tables: dict[object, FactTable | None] = {}
         self._slow_calls: dict[tuple[str, int], int] = {}  # tables given up, by predicate
@@ -222,6 +220,7 @@ class NativeBackend(Backend):
         self._components = {}
         self._heads = {}
         self._parts.clear()
+        self._lineage.clear()
         self._parts_bytes = 0
         self._derived_tables = {}
         self._slow_calls = {}
@@ -420,11 +419,11 @@ class NativeBackend(Backend):
             # below are only paid by clauses outside its fragment (most of a search's
             # clauses are inside: carcinogenesis 13% + 6% of a learn run's CPU).
             try:
-                ids = self._kernel_cover(clause, among)
+                covered = self._kernel_cover(clause, among)
             except ResourceLimitExceeded as exc:
                 raise ResourceLimitExceeded(f"{exc} (clause: {describe_clause(clause)})") from None
-            if ids is not None:
-                return Coverage(ids, n, trusted=True)
+            if covered is not None:
+                return covered
         canon = clause.canonical()
         cached = self.cache.get(canon)
         if cached is not None:
@@ -472,18 +471,22 @@ class NativeBackend(Backend):
         # the kernel is loaded here, when first used (never while kernel=auto waits)
         return bool(self._kernel_on) and kernels.HAVE_COMPILED
 
-    def _kernel_cover(self, clause: Clause, among: Coverage | None) -> Ids | None:
-        """Covered ids by the compiled first-solution kernel; None when the clause is
-        outside its fragment or over its step budget (the set-at-a-time engine then runs).
+    def _kernel_cover(self, clause: Clause, among: Coverage | None) -> Coverage | None:
+        """Coverage by the compiled first-solution kernel; None when the clause is outside
+        its fragment or over its step budget (the set-at-a-time engine then runs).
 
         The body is split into parts that share no variable outside the head; each part is
         decided once per distinct tuple of its head variables' values and the answers are
-        kept (``_parts``), so the parts a refinement shares with its parent cost nothing."""
+        kept (``_parts``).  When ``among`` is the coverage of a clause whose literals this
+        one holds (a refinement asked about within its parent's coverage), the parts the two
+        share are true of every example asked about: only the others run
+        (:mod:`.head_parts`)."""
         head = clause.head
         key = _indicator(head)
         entry = self.example_tables.get(key)
+        n = self.n_examples
         if entry is None:
-            return _EMPTY
+            return Coverage(_EMPTY, n, trusted=True)
         self._bound_derived()
         hix = self._head_index(key)
         rows = np.arange(len(hix.ids), dtype=np.int64) if among is None else hix.row_of[among.ids]
@@ -501,7 +504,7 @@ class NativeBackend(Backend):
             elif is_ground(a):
                 i = self.interner.lookup(a)
                 if i is None:
-                    return _EMPTY
+                    return Coverage(_EMPTY, n, trusted=True)
                 constants.append((i, c))
             else:
                 return None
@@ -513,17 +516,26 @@ class NativeBackend(Backend):
             for i, c in constants:
                 mask &= data[:, c] == i
             rows = rows[mask]
+        body = clause.body
+        parent = self._lineage.of(among, head)
+        refined = None if parent is None else refined_groups(*parent, body, column, head)
+        if refined is None:
+            groups = todo = head_groups(column, list(body), head)
+            ids = None
+        else:
+            groups, todo, ids = refined
+            self.stats["kernel_inherited"] = self.stats.get("kernel_inherited", 0) + 1
         parts: list[Part] = []
         rest: list[Term] = []  # parts outside the kernel's fragment, for the numpy engine
-        for hv, lits in head_components(set(column), list(clause.body), head):
-            part = self._part(key, hix, [column[v] for v in hv], hv, lits)
+        for group in todo:
+            part = self._part(key, hix, [column[v] for v in group.hv], group.hv, group.lits)
             if part is None:
-                rest += lits
+                rest += group.lits
             elif part == "empty":
-                return _EMPTY
+                return Coverage(_EMPTY, n, trusted=True)
             else:
                 parts.append(part)
-        if not parts:
+        if not parts and refined is None:
             return None
         parts.sort(key=lambda p: len(p.hcol))
         budget = self.opts.kernel_steps
@@ -531,9 +543,9 @@ class NativeBackend(Backend):
             if len(rows) == 0:
                 break
             if len(part.memo) and not part.demands:
-                # Every row's answer already known (the parts a refinement shares with its
-                # parent): two gathers, which cost less than a kernel call's arguments.
-                # The memo holds final answers only, so the kernel would return the same.
+                # Every row's answer already known (a part another clause shares): two
+                # gathers, which cost less than a kernel call's arguments.  The memo holds
+                # final answers only, so the kernel would return the same.
                 known = part.memo[part.row_keys[rows]]
                 if np.count_nonzero(known) == len(known):
                     rows = rows[known == 1]
@@ -552,11 +564,17 @@ class NativeBackend(Backend):
         if rest and len(rows):
             # Only examples every pure part admits reach the others, so each literal there
             # is called exactly where Prolog would reach it as well.
-            order = {id(lit): i for i, lit in enumerate(clause.body)}
+            order = {id(lit): i for i, lit in enumerate(body)}
             rest.sort(key=lambda lit: order[id(lit)])
-            left = Coverage(hix.ids[rows], self.n_examples, trusted=True)
-            return self._cover(Clause(head, rest).canonical(), left)
-        return hix.ids[rows]
+            left = Coverage(hix.ids[rows], n, trusted=True)
+            found = self._cover(Clause(head, rest).canonical(), left)
+        else:
+            found = hix.ids[rows]
+        result = Coverage(found, n, trusted=True)
+        self._lineage.remember(
+            result, head, frozenset(map(id, body)) if ids is None else ids, groups
+        )
+        return result
 
     # -- kernel cover (ilpkit/plugins/backends/native/kernel_cover.py) ----------
     _new_store = kernel_cover._new_store

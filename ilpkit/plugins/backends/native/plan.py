@@ -23,9 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from ilpkit.core.split_coverage import linked_groups
 from ilpkit.plugins.backends.native import kernels as K
-from ilpkit.plugins.backends.native.memo import Generations
 from ilpkit.plugins.backends.native.store import FactTable, Ids, Interner
 from ilpkit.plugins.backends.native.unfold import Definition
 from ilpkit.prolog.terms import Const, Struct, Term, Var, is_ground, iter_vars
@@ -621,65 +619,6 @@ def run_plan(
             return covered, K.OVER_BUDGET, total
         if check is not None:
             check()
-
-
-_LITERAL_VARS: Generations[int, tuple[Term, object, tuple[Var, ...], tuple[Var, ...]]] = (
-    Generations(10_000)
-)
-"""Each body literal's variables outside the head and in it (each once, in order), by the
-literal's identity, for the head it was computed with: a search's clauses are made of the
-same bottom-clause literal objects, under the same head, over and over.  (By identity, not
-equality: equal literals of another seed's bottom clause would be compared argument by
-argument.  Each entry holds its literal and head, so no other live object has their ids.)"""
-
-
-def _split_vars(
-    lit: Term, head_vars: set[Var], head: object
-) -> tuple[Term, object, tuple[Var, ...], tuple[Var, ...]]:
-    got = None if head is None else _LITERAL_VARS.get(id(lit))
-    if got is None or got[1] is not head:
-        own = dict.fromkeys(iter_vars(lit))
-        got = (
-            lit,
-            head,
-            tuple(v for v in own if v not in head_vars),
-            tuple(v for v in own if v in head_vars),
-        )
-        if head is not None:
-            _LITERAL_VARS.put(id(lit), got)
-    return got
-
-
-def head_components(
-    head_vars: set[Var], body: list[Term], head: object = None
-) -> list[tuple[list[Var], list[Term]]]:
-    """The body split into parts that share no variable outside the head, each with the head
-    variables it reads (in first-occurrence order) and its literals (in body order).
-    ``head``: an object that stands for ``head_vars`` (the clause's head term), so that
-    each literal's split of its variables is kept across clauses; None: not kept.
-
-    Why: with the head bound, such parts are independent, and a part's truth depends only on
-    the values of its own head variables -- so it is decided once per distinct tuple of those
-    values, not once per example (in UW-CSE a literal about the professor ``B`` alone is
-    asked once per professor, not once per student-professor pair).
-    """
-    split = [_split_vars(lit, head_vars, head) for lit in body]
-    if len(body) == 1:
-        return [(list(split[0][3]), list(body))]
-    # the head's variables are already left out: nothing more to skip
-    groups = linked_groups(frozenset(), body, [s[2] for s in split])
-    out: list[tuple[list[Var], list[Term]]] = []
-    for members in groups:
-        if len(members) == 1:
-            out.append((list(split[members[0]][3]), [body[members[0]]]))
-            continue
-        hv: list[Var] = []
-        for i in members:
-            for v in split[i][3]:
-                if v not in hv:
-                    hv.append(v)
-        out.append((hv, [body[i] for i in members]))
-    return out
 
 
 def distinct_tuples(columns: list[Ids]) -> tuple[Ids, Ids]:

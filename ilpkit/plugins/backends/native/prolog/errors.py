@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import os
+import time
 from typing import TYPE_CHECKING, Final
 
 from ilpkit.errors import DataError, IlpkitError
@@ -119,26 +121,34 @@ for seconds (CPython's GIL hand-over waits for 5 ms without a switch): a timer a
 query to stop, a progress bar."""
 
 
+def _forget_statm() -> None:
+    """In a forked child: the descriptor still reads the parent's statm (``self`` was
+    resolved when it was opened); the child's first read opens its own."""
+    if _statm and _statm[1] >= 0:
+        with contextlib.suppress(OSError):
+            os.close(_statm[1])
+    _statm.clear()
+    _last_read[0] = -1.0
+
+
+if hasattr(os, "register_at_fork"):  # POSIX; elsewhere /proc is missing anyway
+    os.register_at_fork(after_in_child=_forget_statm)
+
+
 def _resident_bytes() -> int | None:
     """The process's resident set size in bytes (read at most every
     :data:`RSS_READ_EVERY` seconds), or None where it cannot be read cheaply (then only
-    built-ins' own estimates bound a query's memory)."""
-    import os
-    import time
-
-    pid = os.getpid()
-    if not _statm or _statm[0] != pid:  # first call, or a forked child: reopen for itself
-        if _statm:
-            with contextlib.suppress(OSError):
-                os.close(_statm[1])
-            _statm.clear()
+    built-ins' own estimates bound a query's memory).  Called once per clause a search
+    asks about, so the usual path is a clock read and a comparison (no ``getpid`` system
+    call: a fork resets the state through :func:`_forget_statm`)."""
+    if not _statm:  # first call in this process
         _last_read[0] = -1.0
         try:
             fd = os.open("/proc/self/statm", os.O_RDONLY)
         except OSError:
-            _statm.extend((pid, -1))
+            _statm.extend((os.getpid(), -1))
             return None
-        _statm.extend((pid, fd))
+        _statm.extend((os.getpid(), fd))
     fd = _statm[1]
     if fd < 0:
         return None
@@ -155,8 +165,6 @@ def _resident_bytes() -> int | None:
 
 
 def _page_size() -> int:
-    import os
-
     try:
         return int(os.sysconf("SC_PAGE_SIZE"))
     except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
