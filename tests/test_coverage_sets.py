@@ -218,3 +218,42 @@ def test_block_counts_match_brute_force(p: int, n: int, u: int, data: st.DataObj
     w = Weighting.of(ex)
     assert w.ends is not None
     assert w.counts(c) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from([POS, NEG, UNLABELED]), st.sampled_from([0, 1])),
+        min_size=1,
+        max_size=60,
+    ),
+    st.data(),
+)
+def test_zero_one_weights_in_any_layout_count_covered_units(
+    rows: list[tuple[int, int]], data: st.DataObject
+) -> None:
+    """A covering learner's weights (covered positives set to 0), in any order of the
+    classes: counted as the covered ids of weight 1."""
+    labels = [r[0] for r in rows]
+    weights = [float(r[1]) for r in rows]
+    ex = examples(labels, weights)
+    w = Weighting.of(ex)
+    assert w.ends is not None or w.units is not None
+    covered = sorted(data.draw(st.sets(st.integers(0, len(rows) - 1))))
+    expected = Counts(
+        float(sum(1 for i in covered if labels[i] == POS and weights[i] == 1)),
+        float(sum(1 for i in covered if labels[i] == NEG and weights[i] == 1)),
+        float(sum(1 for i in range(len(rows)) if labels[i] == POS and weights[i] == 1)),
+        float(sum(1 for i in range(len(rows)) if labels[i] == NEG and weights[i] == 1)),
+    )
+    assert w.counts(Coverage(covered, len(rows))) == expected
+    assert w.counts(np.array(covered, dtype=np.int64)) == expected
+
+
+def test_units_by_hand_and_only_for_zero_one_weights() -> None:
+    # positives 0 and 2 (0 covered before: weight 0), negatives 1 and 3
+    w = Weighting.of(examples([POS, NEG, POS, NEG], [0, 1, 1, 1]))
+    assert w.ends is None and w.units is not None
+    assert w.counts(Coverage([0, 1, 2], 4)) == Counts(1.0, 1.0, 1.0, 2.0)
+    assert Weighting.of(examples([POS, NEG, POS], [0, 1, 2])).units is None
+    assert Weighting.of(examples([POS, NEG, POS], [0.5, 1, 1])).units is None

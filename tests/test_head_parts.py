@@ -18,7 +18,13 @@ from ilpkit.core.task import Task
 from ilpkit.plugins.backends.native import head_parts
 from ilpkit.plugins.backends.native import kernels as K
 from ilpkit.plugins.backends.native.engine import NativeBackend, NativeOptions
-from ilpkit.plugins.backends.native.head_parts import Group, head_groups, refined_groups
+from ilpkit.plugins.backends.native.head_parts import (
+    Group,
+    Split,
+    head_groups,
+    refined_groups,
+    split_of,
+)
 from ilpkit.prolog.terms import Clause, Struct, Term, Var
 from tests.reference_prover import FactDB, random_task, term
 
@@ -53,14 +59,15 @@ def test_an_added_literal_on_its_own_leaves_the_parents_part_alone() -> None:
     # p(A) :- q(A, C), r(C, B).   + t(A, E): E is new, so t is a part of its own
     c = clause("p(A) :- q(A, C), r(C, B), t(A, E)")
     hv, body = head_vars(c), list(c.body)
-    parent = head_groups(hv, body[:2], c.head)
-    got = refined_groups(parent, frozenset(map(id, body[:2])), body, hv, c.head)
+    parent = split_of(hv, body[:2], c.head)
+    got = refined_groups(parent, body, hv, c.head)
     assert got is not None
-    every, added, ids = got
+    child, added = got
     assert parts(added) == [([Var("A")], ["t(A,E)"])]
-    assert parts(every) == [([Var("A")], ["q(A,C)", "r(C,B)"]), ([Var("A")], ["t(A,E)"])]
-    assert every[0] is parent[0]  # the parent's part itself, not a copy
-    assert ids == frozenset(map(id, body))
+    assert parts(child.groups) == [([Var("A")], ["q(A,C)", "r(C,B)"]), ([Var("A")], ["t(A,E)"])]
+    assert child.groups[0] is parent.groups[0]  # the parent's part itself, not a copy
+    assert child.ids == frozenset(map(id, body))
+    assert child == split_of(hv, body, c.head)
 
 
 def test_an_added_literal_that_links_two_parts_merges_them_in_body_order() -> None:
@@ -69,34 +76,34 @@ def test_an_added_literal_that_links_two_parts_merges_them_in_body_order() -> No
     c = clause("p(A, B) :- q(A, C), u(C, E), s(B), t(B, E)")
     hv, body = head_vars(c), list(c.body)
     before = [body[0], body[2], body[3]]
-    parent = head_groups(hv, before, c.head)
-    assert parts(parent) == [
+    parent = split_of(hv, before, c.head)
+    assert parts(parent.groups) == [
         ([Var("A")], ["q(A,C)"]),
         ([Var("B")], ["s(B)"]),
         ([Var("B")], ["t(B,E)"]),
     ]
-    got = refined_groups(parent, frozenset(map(id, before)), body, hv, c.head)
+    got = refined_groups(parent, body, hv, c.head)
     assert got is not None
-    every, added, _ = got
+    child, added = got
     assert parts(added) == [([Var("A"), Var("B")], ["q(A,C)", "u(C,E)", "t(B,E)"])]
-    assert sorted(parts(every), key=str) == sorted(parts(head_groups(hv, body, c.head)), key=str)
+    afresh = head_groups(hv, body, c.head)
+    assert sorted(parts(child.groups), key=str) == sorted(parts(afresh), key=str)
 
 
 def test_not_a_refinement_of_the_parent_is_split_afresh() -> None:
     c = clause("p(A) :- q(A, C), r(C, B), t(A, E)")
     hv, body = head_vars(c), list(c.body)
-    parent = head_groups(hv, body[:2], c.head)
-    ids = frozenset(map(id, body[:2]))
+    parent = split_of(hv, body[:2], c.head)
     # a parent's literal missing (r): None
-    assert refined_groups(parent, ids, [body[0], body[2]], hv, c.head) is None
+    assert refined_groups(parent, [body[0], body[2]], hv, c.head) is None
     # an equal literal that is another object is not the parent's
     again = clause("p(A) :- q(A, C), r(C, B)")
-    assert refined_groups(parent, ids, [body[0], again.body[1], body[2]], hv, c.head) is None
+    assert refined_groups(parent, [body[0], again.body[1], body[2]], hv, c.head) is None
     # a literal object twice: None
-    assert refined_groups(parent, ids, [*body, body[2]], hv, c.head) is None
+    assert refined_groups(parent, [*body, body[2]], hv, c.head) is None
     # the parent's own body: every part kept, none to run
-    same = refined_groups(parent, ids, body[:2], hv, c.head)
-    assert same is not None and same[1] == [] and same[0] == parent
+    same = refined_groups(parent, body[:2], hv, c.head)
+    assert same is not None and same[1] == [] and same[0] is parent
 
 
 # --------------------------------------------------------------------------------------------
@@ -129,14 +136,15 @@ def test_parts_derived_from_the_parents_equal_parts_split_afresh(
     head, body, chosen = data
     hv = {a for a in head.args if isinstance(a, Var)}
     before = [body[i] for i in chosen]
-    parent = head_groups(hv, before, head) if before else []
-    got = refined_groups(parent, frozenset(map(id, before)), body, hv, head)
+    parent = split_of(hv, before, head) if before else Split([], frozenset(), 0)
+    got = refined_groups(parent, body, hv, head)
     assert got is not None
-    every, added, _ = got
-    afresh = head_groups(hv, body, head)
-    assert sorted(same(every), key=str) == sorted(same(afresh), key=str)
+    child, added = got
+    afresh = split_of(hv, body, head)
+    assert sorted(same(child.groups), key=str) == sorted(same(afresh.groups), key=str)
+    assert (child.ids, child.reach) == (afresh.ids, afresh.reach)
     # the added parts are those not among the parent's, in the order split afresh gives
-    theirs = [p for p in same(afresh) if p not in same(parent)]
+    theirs = [p for p in same(afresh.groups) if p not in same(parent.groups)]
     assert same(added) == theirs
 
 

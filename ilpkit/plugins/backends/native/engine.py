@@ -50,7 +50,7 @@ from ilpkit.plugins.backends.native.engine_common import (
     _is_builtin,
     _match,
 )
-from ilpkit.plugins.backends.native.head_parts import Lineage, head_groups, refined_groups
+from ilpkit.plugins.backends.native.head_parts import Lineage, refined_groups, split_of
 from ilpkit.plugins.backends.native.joins import Bindings
 from ilpkit.plugins.backends.native.kernels import OK as KERNEL_OK
 from ilpkit.plugins.backends.native.plan import HeadIndex, KernelStore
@@ -489,8 +489,12 @@ class NativeBackend(Backend):
             return Coverage(_EMPTY, n, trusted=True)
         self._bound_derived()
         hix = self._head_index(key)
-        rows = np.arange(len(hix.ids), dtype=np.int64) if among is None else hix.row_of[among.ids]
-        if among is not None:
+        if among is None:
+            rows = hix.all_rows
+        elif hix.identity:
+            rows = among.ids
+        else:
+            rows = hix.row_of[among.ids]
             rows = rows[rows >= 0]
         column: dict[Var, int] = {}
         checks: list[tuple[int, int]] = []  # head columns that must be equal
@@ -518,12 +522,12 @@ class NativeBackend(Backend):
             rows = rows[mask]
         body = clause.body
         parent = self._lineage.of(among, head)
-        refined = None if parent is None else refined_groups(*parent, body, column, head)
+        refined = None if parent is None else refined_groups(parent, body, column, head)
         if refined is None:
-            groups = todo = head_groups(column, list(body), head)
-            ids = None
+            split = split_of(column, list(body), head)
+            todo = split.groups
         else:
-            groups, todo, ids = refined
+            split, todo = refined
             self.stats["kernel_inherited"] = self.stats.get("kernel_inherited", 0) + 1
         parts: list[Part] = []
         rest: list[Term] = []  # parts outside the kernel's fragment, for the numpy engine
@@ -566,14 +570,12 @@ class NativeBackend(Backend):
             # is called exactly where Prolog would reach it as well.
             order = {id(lit): i for i, lit in enumerate(body)}
             rest.sort(key=lambda lit: order[id(lit)])
-            left = Coverage(hix.ids[rows], n, trusted=True)
+            left = Coverage(rows if hix.identity else hix.ids[rows], n, trusted=True)
             found = self._cover(Clause(head, rest).canonical(), left)
         else:
-            found = hix.ids[rows]
+            found = rows if hix.identity else hix.ids[rows]
         result = Coverage(found, n, trusted=True)
-        self._lineage.remember(
-            result, head, frozenset(map(id, body)) if ids is None else ids, groups
-        )
+        self._lineage.remember(result, head, split)
         return result
 
     # -- kernel cover (ilpkit/plugins/backends/native/kernel_cover.py) ----------

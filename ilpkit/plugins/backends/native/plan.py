@@ -513,7 +513,12 @@ class HeadIndex:
             self.dims.append(max(1, len(uniq)))
         self.ranks = K.as_ids(ranks)
         self.row_of = np.full(n_examples, -1, dtype=np.int64)
-        self.row_of[ids] = np.arange(len(ids), dtype=np.int64)
+        self.all_rows = np.arange(len(ids), dtype=np.int64)
+        self.all_rows.setflags(write=False)
+        self.row_of[ids] = self.all_rows
+        self.identity = len(ids) == n_examples and bool(np.array_equal(ids, self.all_rows))
+        """Whether row ``i`` is example ``i`` (one head predicate, examples in order: most
+        tasks), so that example ids are rows as they are and no gather maps them."""
         self._row_keys: dict[tuple[int, ...], Ids] = {}
         self._layouts: dict[tuple[int, ...], tuple[Ids, Ids]] = {}
 
