@@ -24,11 +24,18 @@ _EMPTY: Final = np.zeros(0, dtype=np.int64)
 class Coverage:
     """An immutable set of example ids."""
 
-    __slots__ = ("__weakref__", "ids", "size")  # weakly referenced by a backend's records
+    __slots__ = ("ids", "origin", "size")
     ids: IdArray
     size: int
+    origin: object
+    """What the backend that computed this set noted of how (opaque to all else; not part
+    of the value: equality, set algebra and pickling ignore it).  The native backend notes
+    the clause, so that a refinement asked about within this coverage splits only what
+    it added."""
 
-    def __init__(self, ids: npt.ArrayLike, size: int, *, trusted: bool = False) -> None:
+    def __init__(
+        self, ids: npt.ArrayLike, size: int, *, trusted: bool = False, origin: object = None
+    ) -> None:
         arr = np.asarray(ids, dtype=np.int64)
         if not trusted:
             arr = distinct(arr)
@@ -37,6 +44,7 @@ class Coverage:
         arr.setflags(write=False)
         object.__setattr__(self, "ids", arr)
         object.__setattr__(self, "size", size)
+        object.__setattr__(self, "origin", origin)
 
     def __setattr__(self, key: str, value: object) -> None:
         raise AttributeError("Coverage is immutable")

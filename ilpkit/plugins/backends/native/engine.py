@@ -220,7 +220,7 @@ class NativeBackend(Backend):
         self._components = {}
         self._heads = {}
         self._parts.clear()
-        self._lineage.clear()
+        self._lineage = Lineage()  # the notes on coverages made before are not this task's
         self._parts_bytes = 0
         self._derived_tables = {}
         self._slow_calls = {}
@@ -521,7 +521,8 @@ class NativeBackend(Backend):
                 mask &= data[:, c] == i
             rows = rows[mask]
         body = clause.body
-        parent = self._lineage.of(among, head)
+        lineage = self._lineage
+        parent = lineage.parent(among, head, column)
         refined = None if parent is None else refined_groups(parent, body, column, head)
         if refined is None:
             split = split_of(column, list(body), head)
@@ -574,9 +575,8 @@ class NativeBackend(Backend):
             found = self._cover(Clause(head, rest).canonical(), left)
         else:
             found = rows if hix.identity else hix.ids[rows]
-        result = Coverage(found, n, trusted=True)
-        self._lineage.remember(result, head, split)
-        return result
+        lineage.keep(body, split)
+        return Coverage(found, n, trusted=True, origin=lineage.note(head, body))
 
     # -- kernel cover (ilpkit/plugins/backends/native/kernel_cover.py) ----------
     _new_store = kernel_cover._new_store

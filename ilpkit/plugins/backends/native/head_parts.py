@@ -13,7 +13,6 @@ its clause's parts, so that :func:`refined_groups` splits only what the refineme
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Container
 from typing import Final, NamedTuple
 
@@ -157,7 +156,7 @@ class Split(NamedTuple):
     masks (what an added literal must miss to leave every part as it is)."""
 
     groups: list[Group]
-    ids: frozenset[int]
+    ids: tuple[int, ...]  # a tuple: these are kept by the thousand (a frozenset is 3x larger)
     reach: int
 
 
@@ -167,7 +166,7 @@ def split_of(head_vars: Container[Var], body: list[Term], head: object) -> Split
     reach = 0
     for group in groups:
         reach |= group.inner
-    return Split(groups, frozenset(map(id, body)), reach)
+    return Split(groups, tuple(map(id, body)), reach)
 
 
 def refined_groups(
@@ -181,19 +180,20 @@ def refined_groups(
 
     A parent's group that shares no variable outside the head with an added literal is a
     group of the refinement too; the others merge with the added literals they touch."""
-    ids = [id(lit) for lit in body]
+    ids = tuple(map(id, body))
     child_ids = frozenset(ids)
-    parent_ids = parent.ids
-    if len(child_ids) != len(ids) or not parent_ids <= child_ids:
+    if len(child_ids) != len(ids) or not child_ids.issuperset(parent.ids):
         return None
-    if len(child_ids) == len(parent_ids):
+    if len(child_ids) == len(parent.ids):
         return parent, []
-    if len(child_ids) == len(parent_ids) + 1:  # one literal added (most refinements)
-        k = next(k for k, i in enumerate(ids) if i not in parent_ids)
+    if len(ids) == len(parent.ids) + 1:  # one literal added (most refinements)
+        theirs = parent.ids
+        k = next(k for k, i in enumerate(ids) if i not in theirs)
         only = _split_vars(body[k], head_vars, head)
         if not only[2] & parent.reach:  # linked to no part of the parent's: a part alone
             group = Group(only[2], list(only[3]), [body[k]])
-            return Split([*parent.groups, group], child_ids, parent.reach | only[2]), [group]
+            return Split([*parent.groups, group], ids, parent.reach | only[2]), [group]
+    parent_ids = frozenset(parent.ids)
     added = [k for k, i in enumerate(ids) if i not in parent_ids]
     split = {k: _split_vars(body[k], head_vars, head) for k in added}
     fresh: list[tuple[int, list[int]]] = []
@@ -220,37 +220,51 @@ def refined_groups(
         _group(mask, [body[k] for k in members], [split[k] for k in members])
         for mask, members in fresh
     ]
-    return Split([*kept, *made], child_ids, parent.reach | reach), made
+    return Split([*kept, *made], ids, parent.reach | reach), made
 
 
-_LINEAGE_SIZE: Final = 4_000
-"""Coverages remembered (at most about twice as many): a search's open list holds the
-parents whose refinements are still to be asked about (carcinogenesis' ``--learner aleph``:
-99% of refinements found their parent's split with 4,000, 50% with 1,000)."""
+_SPLITS_KEPT: Final = 256
+"""Splits kept by body (about twice as many at most): a search asks about a clause's
+refinements one after another when it expands the clause, so the parent's split is read
+again and again soon after it is made or rebuilt."""
 
 
 class Lineage:
-    """The split of each clause whose coverage the kernel returned, by the coverage object
-    (held weakly: a coverage a search has dropped is forgotten with it)."""
+    """Which clause each coverage the kernel returned was of (a note on the coverage,
+    :attr:`Coverage.origin`: it lives as long as the search keeps the coverage, at the
+    cost of one small tuple), and the recent bodies' splits.
 
-    __slots__ = ("_made",)
+    A new ``Lineage`` on every load of the backend: notes made before a load are not its."""
 
-    def __init__(self, size: int = _LINEAGE_SIZE) -> None:
-        self._made: Generations[int, tuple[weakref.ref[Coverage], object, int, Split]] = (
-            Generations(size)
+    __slots__ = ("_splits",)
+
+    def __init__(self) -> None:
+        self._splits: Generations[int, tuple[tuple[Term, ...], int, Split]] = Generations(
+            _SPLITS_KEPT
         )
 
-    def remember(self, coverage: Coverage, head: object, split: Split) -> None:
-        self._made.put(id(coverage), (weakref.ref(coverage), head, _EPOCH[0], split))
+    def note(
+        self, head: object, body: tuple[Term, ...]
+    ) -> tuple[Lineage, object, tuple[Term, ...]]:
+        """The origin to give the coverage of ``head :- body``."""
+        return (self, head, body)
 
-    def of(self, coverage: Coverage | None, head: object) -> Split | None:
-        """The split of the clause (under ``head``) whose coverage this is."""
-        if coverage is None:
-            return None
-        got = self._made.get(id(coverage))
-        if got is None or got[0]() is not coverage or got[1] is not head or got[2] != _EPOCH[0]:
-            return None
-        return got[3]
+    def keep(self, body: tuple[Term, ...], split: Split) -> None:
+        self._splits.put(id(body), (body, _EPOCH[0], split))
 
-    def clear(self) -> None:
-        self._made.clear()
+    def parent(
+        self, coverage: Coverage | None, head: object, head_vars: Container[Var]
+    ) -> Split | None:
+        """The split of the clause (under ``head``) whose coverage this is, if this
+        lineage noted it: kept, or made again."""
+        origin = None if coverage is None else coverage.origin
+        if type(origin) is not tuple or origin[0] is not self or origin[1] is not head:
+            return None
+        body: tuple[Term, ...] = origin[2]
+        got = self._splits.get(id(body))
+        if got is not None and got[0] is body and got[1] == _EPOCH[0]:
+            kept: Split = got[2]
+            return kept
+        split = split_of(head_vars, list(body), head)
+        self.keep(body, split)
+        return split
