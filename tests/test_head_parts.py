@@ -189,11 +189,7 @@ def test_refinement_chains_within_their_parents_coverage_equal_the_reference(see
 
 @needs_numba
 def test_a_refinement_within_its_parents_coverage_runs_only_its_own_part() -> None:
-    task = _family()
-    backend = native(task)
-    c = clause("daughter(A, B) :- female(A), parent(B, A), parent(B, C), female(C)")
-    parent = Clause(c.head, c.body[:2])
-    seen = backend.coverage(parent)
+    backend, c, _, seen = _sister_asked_after_daughter()
     assert backend.stats.get("kernel_inherited", 0) == 0
     got = backend.coverage(c, seen)
     assert backend.stats["kernel_inherited"] == 1
@@ -203,11 +199,8 @@ def test_a_refinement_within_its_parents_coverage_runs_only_its_own_part() -> No
 
 @needs_numba
 def test_what_the_backend_did_not_make_is_not_inherited_nor_an_old_numbering() -> None:
-    task = _family()
-    backend = native(task)
-    c = clause("daughter(A, B) :- female(A), parent(B, A), parent(B, C), female(C)")
-    parent = Clause(c.head, c.body[:2])
-    seen = backend.coverage(parent)
+    backend, c, parent, seen = _sister_asked_after_daughter()
+    task = backend.task
     # an equal coverage made elsewhere: split afresh
     copy = Coverage(seen.ids, seen.size)
     assert backend.coverage(c, copy).tolist() == [0]
@@ -232,6 +225,15 @@ def test_what_the_backend_did_not_make_is_not_inherited_nor_an_old_numbering() -
     assert backend.stats.get("kernel_inherited", 0) == 1
     again = backend._lineage._splits.get(id(parent.body))
     assert again is not None and again[1] == head_parts._EPOCH[0] and again[2] is not kept[2]
+
+
+def _sister_asked_after_daughter() -> tuple[NativeBackend, Clause, Clause, Coverage]:
+    """A backend on :func:`_family`, "has a sister" as a refinement of "is a daughter",
+    and the parent's coverage, asked first."""
+    backend = native(_family())
+    c = clause("daughter(A, B) :- female(A), parent(B, A), parent(B, C), female(C)")
+    parent = Clause(c.head, c.body[:2])
+    return backend, c, parent, backend.coverage(parent)
 
 
 def _family() -> Task:
