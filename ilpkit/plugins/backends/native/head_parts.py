@@ -6,9 +6,9 @@ values (:meth:`~ilpkit.plugins.backends.native.engine.NativeBackend._kernel_cove
 
 A search asks about a refinement right after, or long after, its parent, with the parent's
 coverage as ``among``; every part the refinement shares with its parent is then true of
-every example asked about.  :class:`Lineage` keeps, for each coverage the kernel returned,
-its clause's parts, so that :func:`refined_groups` splits only what the refinement added
-(and the kernel runs only that).
+every example asked about.  The backend notes on each coverage it returns which clause it
+is of (:class:`Lineage`), so that :func:`refined_groups` splits only what the refinement
+added (and the kernel runs only that).
 """
 
 from __future__ import annotations
@@ -32,11 +32,13 @@ class Group(NamedTuple):
 
 _VAR_BITS: dict[Var, int] = {}
 """A bit for each variable met outside a head: parts are found by ``&`` and ``|`` on masks,
-which cost no call of ``Var.__hash__``/``__eq__`` (Python methods) as sets of variables do."""
+which cost no call of ``Var.__hash__``/``__eq__`` (Python methods) as sets of variables do.
+Never renumbered (a literal's mask is kept across clauses): variables past
+:data:`_MAX_BITS` share one bit.  Two variables sharing a bit (that, or two threads
+numbering at once) can only link parts that are independent -- they are then decided
+together, which is as exact, only less split -- never leave linked ones apart."""
 _MAX_BITS: Final = 1024
-_EPOCH: list[int] = [0]
-"""Bumped when :data:`_VAR_BITS` is cleared (past :data:`_MAX_BITS` variables: clauses
-named afresh each time), so that no mask made with the old bits is used again."""
+_SHARED_BIT: Final = 1 << _MAX_BITS
 
 
 def _bits(variables: tuple[Var, ...]) -> int:
@@ -44,17 +46,10 @@ def _bits(variables: tuple[Var, ...]) -> int:
     for v in variables:
         bit = _VAR_BITS.get(v)
         if bit is None:
-            bit = _VAR_BITS[v] = 1 << len(_VAR_BITS)
+            n = len(_VAR_BITS)
+            bit = _VAR_BITS.setdefault(v, 1 << n) if n < _MAX_BITS else _SHARED_BIT
         mask |= bit
     return mask
-
-
-def _fresh_bits() -> None:
-    """Called before a body is split (never during: its masks must share one numbering)."""
-    if len(_VAR_BITS) > _MAX_BITS:
-        _VAR_BITS.clear()
-        _LITERAL_VARS.clear()
-        _EPOCH[0] += 1
 
 
 _LITERAL_VARS: Generations[int, tuple[Term, object, int, tuple[Var, ...]]] = Generations(10_000)
@@ -112,7 +107,6 @@ def head_groups(head_vars: Container[Var], body: list[Term], head: object = None
     their first literals.  ``head``: an object that stands for ``head_vars`` (the clause's
     head term), so that each literal's split of its variables is kept across clauses; None:
     not kept."""
-    _fresh_bits()
     split = [_split_vars(lit, head_vars, head) for lit in body]
     if len(body) == 1:
         return [Group(split[0][2], list(split[0][3]), list(body))]
@@ -239,9 +233,7 @@ class Lineage:
     __slots__ = ("_splits",)
 
     def __init__(self) -> None:
-        self._splits: Generations[int, tuple[tuple[Term, ...], int, Split]] = Generations(
-            _SPLITS_KEPT
-        )
+        self._splits: Generations[int, tuple[tuple[Term, ...], Split]] = Generations(_SPLITS_KEPT)
 
     def note(
         self, head: object, body: tuple[Term, ...]
@@ -250,7 +242,7 @@ class Lineage:
         return (self, head, body)
 
     def keep(self, body: tuple[Term, ...], split: Split) -> None:
-        self._splits.put(id(body), (body, _EPOCH[0], split))
+        self._splits.put(id(body), (body, split))
 
     def parent(
         self, coverage: Coverage | None, head: object, head_vars: Container[Var]
@@ -262,8 +254,8 @@ class Lineage:
             return None
         body: tuple[Term, ...] = origin[2]
         got = self._splits.get(id(body))
-        if got is not None and got[0] is body and got[1] == _EPOCH[0]:
-            kept: Split = got[2]
+        if got is not None and got[0] is body:
+            kept: Split = got[1]
             return kept
         split = split_of(head_vars, list(body), head)
         self.keep(body, split)
