@@ -25,7 +25,7 @@ from ilpkit.core.task import Task
 from ilpkit.plugins.backends.native import kernels as K
 from ilpkit.plugins.backends.native.ask import Questions
 from ilpkit.plugins.backends.native.engine import NativeBackend, NativeOptions
-from ilpkit.plugins.backends.native.head_parts import head_components
+from ilpkit.plugins.backends.native.head_parts import head_groups
 from ilpkit.plugins.backends.native.plan import (
     HeadIndex,
     KernelStore,
@@ -42,6 +42,14 @@ from tests.reference_prover import (
     swipl_path,
     term,
 )
+
+
+def head_components(
+    head_vars: set[Var], body: list[Term], head: object = None
+) -> list[tuple[list[Var], list[Term]]]:
+    """:func:`head_groups` as ``(head variables, literals)`` pairs."""
+    return [(g.hv, g.lits) for g in head_groups(head_vars, body, head)]
+
 
 needs_numba = pytest.mark.skipif(not K.HAVE_COMPILED, reason="numba is not installed")
 

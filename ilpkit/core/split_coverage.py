@@ -25,7 +25,7 @@ containing it gets ``None`` -- no crash, and the same expensive part is not aske
 from __future__ import annotations
 
 import weakref
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,15 +41,11 @@ def independent_parts(clause: Clause) -> list[list[int]]:
     return linked_groups(set(iter_vars(clause.head)), clause.body)
 
 
-def linked_groups(
-    head_vars: set[Var] | frozenset[Var],
-    body: Sequence[Term],
-    body_vars: Sequence[Iterable[Var]] | None = None,
-) -> list[list[int]]:
+def linked_groups(head_vars: set[Var] | frozenset[Var], body: Sequence[Term]) -> list[list[int]]:
     """Positions of ``body`` grouped by shared variables outside ``head_vars`` (union-find),
-    each group ascending, groups in the order of their first literal. Shared with the native
-    backend's per-head-variable parts (:func:`ilpkit.plugins.backends.native.plan.head_components`),
-    which passes each literal's variables (``body_vars``) it has already."""
+    each group ascending, groups in the order of their first literal.  (The native kernel's
+    per-head-variable parts, :mod:`ilpkit.plugins.backends.native.head_parts`, are the same
+    grouping, found with bit masks of the variables it keeps per literal.)"""
     parent = list(range(len(body)))
 
     def find(i: int) -> int:
@@ -60,7 +56,7 @@ def linked_groups(
 
     owner: dict[Var, int] = {}
     for i, literal in enumerate(body):
-        for v in iter_vars(literal) if body_vars is None else body_vars[i]:
+        for v in iter_vars(literal):
             if v in head_vars:
                 continue
             first = owner.setdefault(v, i)

@@ -106,7 +106,12 @@ def head_groups(head_vars: Container[Var], body: list[Term], head: object = None
     """The body split into parts that share no variable outside the head, in the order of
     their first literals.  ``head``: an object that stands for ``head_vars`` (the clause's
     head term), so that each literal's split of its variables is kept across clauses; None:
-    not kept."""
+    not kept.
+
+    Why: with the head bound, such parts are independent, and a part's truth depends only on
+    the values of its own head variables -- so it is decided once per distinct tuple of those
+    values, not once per example (in UW-CSE a literal about the professor ``B`` alone is
+    asked once per professor, not once per student-professor pair)."""
     split = [_split_vars(lit, head_vars, head) for lit in body]
     if len(body) == 1:
         return [Group(split[0][2], list(split[0][3]), list(body))]
@@ -130,19 +135,6 @@ def _group(
             if v not in hv:
                 hv.append(v)
     return Group(mask, hv, lits)
-
-
-def head_components(
-    head_vars: set[Var], body: list[Term], head: object = None
-) -> list[tuple[list[Var], list[Term]]]:
-    """:func:`head_groups` as ``(head variables, literals)`` pairs.
-
-    Why: with the head bound, such parts are independent, and a part's truth depends only on
-    the values of its own head variables -- so it is decided once per distinct tuple of those
-    values, not once per example (in UW-CSE a literal about the professor ``B`` alone is
-    asked once per professor, not once per student-professor pair).
-    """
-    return [(g.hv, g.lits) for g in head_groups(head_vars, body, head)]
 
 
 class Split(NamedTuple):
