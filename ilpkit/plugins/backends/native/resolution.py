@@ -244,10 +244,15 @@ class ResolutionEngine:
         """The answers of a call, in Prolog order with Prolog's duplicates, computed
         set-at-a-time once per call (arguments ground or free variables); None when the
         call is outside the evaluator's fragment (the machine then resolves it)."""
+        args = [_deref(a) for a in args]
+        pattern = (pred.key, tuple(type(a) is Ref for a in args))
+        if self._untabled.get(pattern, 0) >= _GIVE_UP:
+            # before the arguments are walked: a recursion down a long list would walk
+            # the rest of the list at every level (quadratic)
+            return None
         vals: list[RT] = []
         budget = [_PLAIN_NODES]
         for a in args:
-            a = _deref(a)
             if type(a) is Ref:
                 vals.append(None)
             elif _is_ground(a):
@@ -257,9 +262,6 @@ class ResolutionEngine:
                     return None
             else:
                 return None
-        pattern = (pred.key, tuple(v is None for v in vals))
-        if self._untabled.get(pattern, 0) >= _GIVE_UP:
-            return None
         key = (pred.key, tuple(None if v is None else vectorised._ikey(v) for v in vals))
         if key in self._tables:
             return self._tables[key]
