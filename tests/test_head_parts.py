@@ -90,6 +90,33 @@ def test_an_added_literal_that_links_two_parts_merges_them_in_body_order() -> No
     assert sorted(parts(child.groups), key=str) == sorted(parts(afresh), key=str)
 
 
+def test_a_literal_added_at_the_end_that_links_two_parts_merges_them_after_the_rest() -> None:
+    # p(A, B) :- q(A, C), s(B), t(B, E).  + u(E, C) at the end links t (E) and q (C)
+    c = clause("p(A, B) :- q(A, C), s(B), t(B, E), u(E, C)")
+    hv, body = head_vars(c), list(c.body)
+    parent = split_of(hv, body[:3], c.head)
+    got = refined_groups(parent, body, hv, c.head)
+    assert got is not None
+    child, added = got
+    # the joined parts' literals in body order, then the added one; head variables in the
+    # order they first occur there; the part left alone first, as the parent had it
+    assert parts(added) == [([Var("A"), Var("B")], ["q(A,C)", "t(B,E)", "u(E,C)"])]
+    assert parts(child.groups) == [([Var("B")], ["s(B)"]), *parts(added)]
+    assert child.groups[0] is parent.groups[1]
+    assert (child.ids, child.reach) == (
+        split_of(hv, body, c.head).ids,
+        split_of(hv, body, c.head).reach,
+    )
+
+
+def test_a_body_holding_a_literal_object_twice_passes_no_split_on() -> None:
+    c = clause("p(A) :- q(A, C), r(C, B), t(A, E)")
+    hv, body = head_vars(c), list(c.body)
+    twice = split_of(hv, [body[0], body[0]], c.head)
+    assert not twice.distinct and split_of(hv, body[:1], c.head).distinct
+    assert refined_groups(twice, [body[0], body[0], body[2]], hv, c.head) is None
+
+
 def test_not_a_refinement_of_the_parent_is_split_afresh() -> None:
     c = clause("p(A) :- q(A, C), r(C, B), t(A, E)")
     hv, body = head_vars(c), list(c.body)

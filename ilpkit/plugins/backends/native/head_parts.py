@@ -138,12 +138,14 @@ def _group(
 
 
 class Split(NamedTuple):
-    """A body's parts with the identities of its literals and the union of the parts'
-    masks (what an added literal must miss to leave every part as it is)."""
+    """A body's parts with the identities of its literals, the union of the parts' masks
+    (what an added literal must miss to leave every part as it is) and whether each
+    literal object is in the body once (only then may refinements inherit the split)."""
 
     groups: list[Group]
     ids: tuple[int, ...]  # a tuple: these are kept by the thousand (a frozenset is 3x larger)
     reach: int
+    distinct: bool = True
 
 
 def split_of(head_vars: Container[Var], body: list[Term], head: object) -> Split:
@@ -152,7 +154,8 @@ def split_of(head_vars: Container[Var], body: list[Term], head: object) -> Split
     reach = 0
     for group in groups:
         reach |= group.inner
-    return Split(groups, tuple(map(id, body)), reach)
+    ids = tuple(map(id, body))
+    return Split(groups, ids, reach, len(set(ids)) == len(ids))
 
 
 def refined_groups(
@@ -167,8 +170,15 @@ def refined_groups(
     A parent's group that shares no variable outside the head with an added literal is a
     group of the refinement too; the others merge with the added literals they touch."""
     ids = tuple(map(id, body))
+    if not parent.distinct:
+        return None
+    theirs = parent.ids
+    n = len(theirs)
+    if len(ids) == n + 1 and ids[:n] == theirs and ids[n] not in theirs:
+        # one literal added at the end (most refinements): tuple comparisons, no sets
+        return _appended(parent, body, ids, head_vars, head)
     child_ids = frozenset(ids)
-    if len(child_ids) != len(ids) or not child_ids.issuperset(parent.ids):
+    if len(child_ids) != len(ids) or not child_ids.issuperset(theirs):
         return None
     if len(child_ids) == len(parent.ids):
         return parent, []
@@ -207,6 +217,48 @@ def refined_groups(
         for mask, members in fresh
     ]
     return Split([*kept, *made], ids, parent.reach | reach), made
+
+
+def _appended(
+    parent: Split,
+    body: tuple[Term, ...] | list[Term],
+    ids: tuple[int, ...],
+    head_vars: Container[Var],
+    head: object,
+) -> tuple[Split, list[Group]]:
+    """:func:`refined_groups` of the parent's body with one literal added at its end: the
+    parent's parts it shares no variable with stay, the others (in their order) merge
+    with it into one part, which comes after the kept ones."""
+    lit = body[-1]
+    only = _split_vars(lit, head_vars, head)
+    mask = only[2]
+    if not mask & parent.reach:  # linked to no part of the parent's: a part alone
+        group = Group(mask, list(only[3]), [lit])
+        return Split([*parent.groups, group], ids, parent.reach | mask), [group]
+    kept: list[Group] = []
+    joined: list[Group] = []
+    for g in parent.groups:
+        (joined if g.inner & mask else kept).append(g)
+    if len(joined) == 1:  # its literals come before the added one: still in body order
+        into = joined[0]
+        hv = list(into.hv)
+        lits = [*into.lits, lit]
+    else:
+        position = {i: k for k, i in enumerate(ids)}
+        lits = sorted((x for g in joined for x in g.lits), key=lambda x: position[id(x)])
+        lits.append(lit)
+        hv = []
+        for x in lits[:-1]:
+            for v in _split_vars(x, head_vars, head)[3]:
+                if v not in hv:
+                    hv.append(v)
+    for v in only[3]:
+        if v not in hv:
+            hv.append(v)
+    for g in joined:
+        mask |= g.inner
+    merged = Group(mask, hv, lits)
+    return Split([*kept, merged], ids, parent.reach | only[2]), [merged]
 
 
 _SPLITS_KEPT: Final = 256
