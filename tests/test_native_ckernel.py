@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ilpkit.plugins.backends.native import ckernel
 from ilpkit.plugins.backends.native import kernels as K
@@ -182,6 +184,71 @@ def test_c_kernel_refuses_arrays_of_the_wrong_type(
         C_KERNEL(*bad)
     with pytest.raises(TypeError, match="43 arguments"):
         C_KERNEL(*args[:-1])
+
+
+C_MODULE, _ = ckernel.load_module()
+
+
+def _known(memo: list[int], keys: list[int], rows: list[int]) -> list[int] | None:
+    """What ``known_rows`` must say, from its definition: None when some row's answer is
+    unknown (0), else the rows answered yes (1) in order."""
+    answers = [memo[keys[r]] for r in rows]
+    return None if 0 in answers else [r for r, a in zip(rows, answers, strict=True) if a == 1]
+
+
+def _run_known(fn: Callable[..., int], memo: Any, keys: Any, rows: Any) -> list[int] | None:
+    out = np.full(len(rows), -7, dtype=np.int64)
+    k = fn(
+        np.asarray(memo, dtype=np.uint8), np.asarray(keys, dtype=np.int64),
+        np.asarray(rows, dtype=np.int64), out,
+    )  # fmt: skip
+    return None if k < 0 else out[:k].tolist()
+
+
+def test_known_rows_by_hand() -> None:
+    # memo: 1 yes, 2 no, 0 unknown; row r reads memo[keys[r]]
+    memo, keys = [1, 2, 0, 1], [3, 1, 0, 2, 1]
+    assert _run_known(K._known_rows, memo, keys, [0, 1, 2, 4]) == [0, 2]  # 1, 2, 1, 2
+    assert _run_known(K._known_rows, memo, keys, [1, 3]) is None  # row 3 reads memo[2] = 0
+    assert _run_known(K._known_rows, memo, keys, []) == []
+    if C_MODULE is not None:
+        assert _run_known(C_MODULE.known_rows, memo, keys, [0, 1, 2, 4]) == [0, 2]
+        assert _run_known(C_MODULE.known_rows, memo, keys, [1, 3]) is None
+
+
+@needs_c
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.integers(0, 2), min_size=1, max_size=12),
+    st.lists(st.integers(0, 11), min_size=1, max_size=12),
+    st.data(),
+)
+def test_c_known_rows_is_the_definition_and_the_numpy_one(
+    memo: list[int], raw_keys: list[int], data: st.DataObject
+) -> None:
+    assert C_MODULE is not None
+    keys = [k % len(memo) for k in raw_keys]
+    rows = data.draw(st.lists(st.integers(0, len(keys) - 1), max_size=15))
+    want = _known(memo, keys, rows)
+    assert _run_known(C_MODULE.known_rows, memo, keys, rows) == want
+    assert _run_known(K._known_rows, memo, keys, rows) == want
+
+
+@needs_c
+def test_c_known_rows_refuses_what_it_cannot_read() -> None:
+    assert C_MODULE is not None
+    memo, keys = np.ones(3, dtype=np.uint8), np.arange(3, dtype=np.int64)
+    rows, out = np.arange(3, dtype=np.int64), np.zeros(3, dtype=np.int64)
+    with pytest.raises(TypeError, match="known_rows: argument 2 must be a 1-D C-contiguous int64"):
+        C_MODULE.known_rows(memo, keys, rows.astype(np.int32), out)
+    with pytest.raises(ValueError, match="out is shorter than rows"):
+        C_MODULE.known_rows(memo, keys, rows, out[:2])
+    with pytest.raises(IndexError, match="out of range"):
+        C_MODULE.known_rows(memo, keys, np.array([3], dtype=np.int64), out)
+    with pytest.raises(IndexError, match="out of range"):
+        C_MODULE.known_rows(memo, np.array([0, 5, 1], dtype=np.int64), rows, out)
+    with pytest.raises(TypeError, match="4 arguments"):
+        C_MODULE.known_rows(memo, keys, rows)
 
 
 def test_no_compiler_is_said_and_numba_takes_over(

@@ -103,6 +103,13 @@ def build() -> Path:
 
 def load() -> tuple[Any, str | None]:
     """``(cover_rows, None)`` from the compiled module, or ``(None, why not)``."""
+    module, why = load_module()
+    return (None, why) if module is None else (module.cover_rows, None)
+
+
+def load_module() -> tuple[Any, str | None]:
+    """``(module, None)``: the compiled module (``cover_rows``, ``known_rows``), or
+    ``(None, why not)``."""
     try:
         path = build()
         spec = importlib.util.spec_from_file_location(MODULE, path)
@@ -112,4 +119,4 @@ def load() -> tuple[Any, str | None]:
         spec.loader.exec_module(module)
     except (OSError, ImportError, subprocess.SubprocessError) as exc:
         return None, str(exc)
-    return module.cover_rows, None
+    return module, None

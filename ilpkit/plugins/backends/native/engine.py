@@ -548,12 +548,14 @@ class NativeBackend(Backend):
             if len(rows) == 0:
                 break
             if len(part.memo) and not part.demands:
-                # Every row's answer already known (a part another clause shares): two
-                # gathers, which cost less than a kernel call's arguments.  The memo holds
-                # final answers only, so the kernel would return the same.
-                known = part.memo[part.row_keys[rows]]
-                if np.count_nonzero(known) == len(known):
-                    rows = rows[known == 1]
+                # Every row's answer already known (a part another clause shares): read
+                # from the memo in one call, which costs less than a kernel call's
+                # arguments.  The memo holds final answers only, so the kernel would
+                # return the same.
+                out = np.empty(len(rows), dtype=np.int64)
+                k = kernels.known_rows(part.memo, part.row_keys, rows, out)
+                if k >= 0:
+                    rows = out[:k]
                     continue
             try:
                 covered, status, steps = self._run_part(key, hix, part, rows, budget)

@@ -448,12 +448,25 @@ KERNEL_CHOICES: Final = ("auto", "c", "numba", "python")
 """Values of ``ILPKIT_KERNEL``: auto (C where it can be built, else numba), or one of them
 (``python``: the plain-Python kernel, no compiled one, for tests)."""
 
-_LAZY: Final = ("cover_rows", "HAVE_COMPILED", "KERNEL_IMPL", "WHY_NOT_C")
+_LAZY: Final = ("cover_rows", "known_rows", "HAVE_COMPILED", "KERNEL_IMPL", "WHY_NOT_C")
+
+
+def _known_rows(memo: Any, row_keys: Any, rows: Any, out: Any) -> int:
+    """When ``memo`` knows the answer of every row (``memo[row_keys[row]] != 0``), the rows
+    it answers yes (1) written in order to ``out``'s start, and their number; else -1.
+    (numpy; the C module's ``known_rows`` is the same in one call.)"""
+    known = memo[row_keys[rows]]
+    if np.count_nonzero(known) != len(known):
+        return -1
+    yes = rows[known == 1]
+    out[: len(yes)] = yes
+    return len(yes)
 
 
 def __getattr__(name: str) -> Any:
-    """``cover_rows`` (the compiled kernel), ``HAVE_COMPILED``, ``KERNEL_IMPL`` (``c``,
-    ``numba`` or ``python``) and ``WHY_NOT_C``, made on first use.
+    """``cover_rows`` (the compiled kernel), ``known_rows`` (:func:`_known_rows`, from C
+    with the C kernel), ``HAVE_COMPILED``, ``KERNEL_IMPL`` (``c``, ``numba`` or ``python``)
+    and ``WHY_NOT_C``, made on first use.
 
     Why: loading a compiled kernel costs something (numba: about 0.6 CPU s and 130 MB), which
     every command paid when this module imported numba; most never run the kernel."""
@@ -481,14 +494,15 @@ def _kernel() -> tuple[Any, bool]:
                 f"ILPKIT_KERNEL={choice!r}: expected one of {', '.join(KERNEL_CHOICES)}"
             )
         kernel: Any = None
+        known: Any = _known_rows
         impl, why_not_c = "python", f"ILPKIT_KERNEL={choice}"  # why not C: the user's choice
         if choice in ("auto", "c"):
             from ilpkit.plugins.backends.native import ckernel
 
-            kernel, why = ckernel.load()
+            module, why = ckernel.load_module()
             why_not_c = why or ""
-            if kernel is not None:
-                impl = "c"
+            if module is not None:
+                kernel, known, impl = module.cover_rows, module.known_rows, "c"
         if kernel is None and choice in ("auto", "c", "numba"):
             try:  # numba is a dependency, but the backend must work where it cannot be imported
                 kernel, impl = numba_kernel(), "numba"
@@ -498,6 +512,7 @@ def _kernel() -> tuple[Any, bool]:
             kernel = _cover_rows
         made.update(
             cover_rows=kernel,
+            known_rows=known,
             HAVE_COMPILED=impl != "python",
             KERNEL_IMPL=impl,
             WHY_NOT_C=None if impl == "c" else why_not_c,
