@@ -103,10 +103,8 @@ def test_a_literal_added_at_the_end_that_links_two_parts_merges_them_after_the_r
     assert parts(added) == [([Var("A"), Var("B")], ["q(A,C)", "t(B,E)", "u(E,C)"])]
     assert parts(child.groups) == [([Var("B")], ["s(B)"]), *parts(added)]
     assert child.groups[0] is parent.groups[1]
-    assert (child.ids, child.reach) == (
-        split_of(hv, body, c.head).ids,
-        split_of(hv, body, c.head).reach,
-    )
+    afresh = split_of(hv, body, c.head)
+    assert (child.ids, child.reach) == (afresh.ids, afresh.reach)
 
 
 def test_a_body_holding_a_literal_object_twice_passes_no_split_on() -> None:
