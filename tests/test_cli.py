@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 import types
 from collections.abc import Callable
@@ -187,12 +188,27 @@ def test_bugs_keep_their_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
         ["data", "check", "--help"],
         ["learn", "trains", "--no-such-option"],
         ["explain"],
+        ["--help"],
+        [],
+        ["--version"],
+        ["lern"],
+        ["data"],
     ],
-    ids=["learn-help", "group-help", "bad-option", "missing-argument"],
+    ids=[
+        "learn-help",
+        "group-help",
+        "bad-option",
+        "missing-argument",
+        "root-help",
+        "no-arguments",
+        "version",
+        "misspelt-command",
+        "group-without-command",
+    ],
 )
 def test_the_one_command_app_answers_as_the_whole_app(argv: list[str]) -> None:
-    """The console script builds only the command it runs (``app_for``): help, usage
-    errors and exit codes must be the whole app's."""
+    """The console script builds only the command it runs, or none for the root's help
+    (``app_for``): help, usage errors and exit codes must be the whole app's."""
     from ilpkit.cli.main import app_for, build_app
 
     one = CliRunner().invoke(app_for(argv), argv, prog_name="ilpkit")
@@ -201,10 +217,18 @@ def test_the_one_command_app_answers_as_the_whole_app(argv: list[str]) -> None:
     assert one.output.strip()
 
 
+def test_the_misspelt_command_is_answered_with_the_closest_names() -> None:
+    from ilpkit.cli.main import app_for
+
+    result = CliRunner().invoke(app_for(["lern"]), ["lern"], prog_name="ilpkit")
+    assert result.exit_code == 2
+    assert "No such command 'lern'. Did you mean 'learn'?" in result.output
+
+
 def test_the_one_command_app_holds_that_command_only() -> None:
     import typer
 
-    from ilpkit.cli.main import COMMANDS, app_for
+    from ilpkit.cli.main import app_for
 
     def names(app: typer.Typer) -> set[str]:
         group = typer.main.get_command(app)
@@ -213,4 +237,23 @@ def test_the_one_command_app_holds_that_command_only() -> None:
     assert names(app_for(["learn", "trains"])) == {"learn"}
     assert names(app_for(["datasets", "list"])) == {"datasets"}
     for argv in ([], ["--help"], ["--version"], ["lern"]):  # the root's help, or a suggestion
-        assert names(app_for(argv)) == set(COMMANDS), argv
+        assert names(app_for(argv)) == set(), argv  # listed from the table, none built
+
+
+def test_the_root_help_builds_no_command() -> None:
+    """``ilpkit --help`` lists every command (name and first sentence) without building
+    one: that was half of its start-up."""
+    import typer
+
+    from ilpkit.cli.main import COMMANDS, app_for
+
+    group = typer.main.get_command(app_for(["--help"]))
+    ctx = group.make_context("ilpkit", [], resilient_parsing=True, terminal_width=200)
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", group.get_help(ctx))  # as echo shows it in a pipe
+    listed = [
+        line.strip("│ ").split()[0]
+        for line in shown.splitlines()
+        if line.startswith("│ ") and not line.startswith("│ --") and not line.startswith("│  ")
+    ]
+    assert listed == list(COMMANDS)
+    assert group.commands == {}  # type: ignore[attr-defined]

@@ -18,6 +18,7 @@ from typing import Any, Final
 import typer
 from typer.core import TyperGroup
 
+from ilpkit.cli import help_panels
 from ilpkit.core import lifecycle
 from ilpkit.core.allocator import reuse_freed_memory
 from ilpkit.errors import IlpkitError
@@ -80,7 +81,9 @@ _METAVARS: Final = {"str": "TEXT", "int": "INTEGER", "float": "NUMBER", "path": 
 
 def _plain_help(command: Any) -> None:
     """Give every parameter of ``command`` and its subcommands a plain metavar (TEXT, PATH,
-    an argument's own name) and turn reST double backticks in help texts into single ones."""
+    an argument's own name), turn reST double backticks in help texts into single ones, and
+    draw their help with :mod:`ilpkit.cli.help_panels`."""
+    help_panels.install(command)
     if getattr(command, "help", None):
         command.help = command.help.replace("``", "`")
     for param in getattr(command, "params", []):
