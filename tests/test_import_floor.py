@@ -126,13 +126,14 @@ def test_help_imports_neither_pydantic_nor_the_plugin_manager(argv: list[str]) -
     """``ilpkit --help`` lists the commands without the configuration models (pydantic) or
     the plugin manager (pluggy, entry points): they halved its start-up (0.43-0.55 to
     0.22-0.29 CPU s, 41 to 26 MB).  ``learn --help`` lists every plugin's options, so it
-    loads the manager, but still no configuration model of a run."""
+    loads the manager, but still no configuration model of a run.  Neither draws its help
+    with rich (ilpkit.cli.help_panels: rich and markdown-it were 0.2 of 0.3 CPU s)."""
     code = (
         "import sys\nfrom ilpkit.cli.main import app\n"
         f"sys.argv = ['ilpkit', *{argv!r}]\n"
         "try:\n    app()\nexcept SystemExit:\n    pass\n"
         "print(sorted(m for m in ('pydantic', 'pluggy', 'ilpkit.experiment.config', "
-        "'ilpkit.core.plugins', 'numpy') if m in sys.modules))"
+        "'ilpkit.core.plugins', 'numpy', 'rich') if m in sys.modules))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], check=True, capture_output=True, text=True, timeout=120
@@ -142,3 +143,4 @@ def test_help_imports_neither_pydantic_nor_the_plugin_manager(argv: list[str]) -
         assert loaded == "[]"
     else:
         assert "ilpkit.core.plugins" in loaded and "ilpkit.experiment.config" not in loaded
+        assert "rich" not in loaded

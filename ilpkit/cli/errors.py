@@ -18,7 +18,6 @@ from typing import Any, Final
 import typer
 from typer.core import TyperGroup
 
-from ilpkit.cli import help_panels
 from ilpkit.core import lifecycle
 from ilpkit.core.allocator import reuse_freed_memory
 from ilpkit.errors import IlpkitError
@@ -83,7 +82,7 @@ def _plain_help(command: Any) -> None:
     """Give every parameter of ``command`` and its subcommands a plain metavar (TEXT, PATH,
     an argument's own name), turn reST double backticks in help texts into single ones, and
     draw their help with :mod:`ilpkit.cli.help_panels`."""
-    help_panels.install(command)
+    _draw_help_in_panels(command)
     if getattr(command, "help", None):
         command.help = command.help.replace("``", "`")
     for param in getattr(command, "params", []):
@@ -122,6 +121,18 @@ def _plain_help(command: Any) -> None:
         setattr(command, "get_help_option", help_option)  # noqa: B010
     for sub in getattr(command, "commands", {}).values():
         _plain_help(sub)
+
+
+def _draw_help_in_panels(command: Any) -> None:
+    """``command``'s help drawn by :mod:`ilpkit.cli.help_panels`, imported only when help
+    is shown (a command that runs does not pay for it)."""
+
+    def format_help(ctx: Any, formatter: Any) -> None:
+        from ilpkit.cli.help_panels import render_help
+
+        formatter.write(render_help(command, ctx))
+
+    command.format_help = format_help
 
 
 def _no_type(ctx: Any = None) -> None:

@@ -28,15 +28,6 @@ _UNICODE_BOX: Final = "╭─╮│╰╯"
 _ASCII_BOX: Final = "+-+|++"
 
 
-def install(command: Any) -> None:
-    """Make ``command`` (a click command or group, typer's or not) draw its help here."""
-
-    def format_help(ctx: Any, formatter: Any) -> None:
-        formatter.write(render_help(command, ctx))
-
-    command.format_help = format_help
-
-
 def render_help(command: Any, ctx: Any) -> str:
     """The whole help of ``command`` as text: usage, its help text, the panels, the epilog."""
     width = _width(ctx)

@@ -10,17 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-from rich.table import Table
 
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.learner import MODEL_FORMAT_VERSION, ClauseBackend, Rule, parse_clause
 from ilpkit.core.limits import coverage_within_limits
 from ilpkit.plugins.learners.boost_weak import most_specific
 from ilpkit.prolog.terms import Clause
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 
 @dataclass(frozen=True)
@@ -240,6 +242,8 @@ class BoostModel:
     def explain_table(self, title: str) -> Table:
         """The ensemble ordered by alpha (then round): each kept clause with its h value and
         its weighted (the round's boosting weights) and unweighted training precision/recall."""
+        from rich.table import Table  # only when a model is shown
+
         table = Table(title=title, show_lines=True)
         for name in ("round", "alpha", "r", "weak", "h", "rule"):
             table.add_column(name, justify="left" if name in ("weak", "rule") else "right")

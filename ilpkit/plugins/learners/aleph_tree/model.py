@@ -18,18 +18,19 @@ example is predicted positive when a rule that covers it predicts ``pos``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-from rich.console import Group
-from rich.text import Text
 
 from ilpkit.core.coverage import Coverage
 from ilpkit.core.learner import MODEL_FORMAT_VERSION, ClauseBackend, Rule, parse_clause
 from ilpkit.core.limits import coverage_many_within_limits, coverage_within_limits
 from ilpkit.prolog.reader import PrologReader
 from ilpkit.prolog.terms import Clause, Const, Struct, Term, make_list, to_prolog
+
+if TYPE_CHECKING:
+    from rich.console import Group
 
 IdArray = npt.NDArray[np.int64]
 
@@ -216,6 +217,9 @@ class AlephTreeModel:
         return "\n".join(lines).rstrip()
 
     def explain_table(self, title: str) -> Group:
+        from rich.console import Group  # only when a model is shown
+        from rich.text import Text
+
         return Group(Text(title, style="bold"), Text(self.render_aleph()))
 
     # -- JSON -------------------------------------------------------------------------------

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-from rich.table import Table
 
 from ilpkit.core.calibration import Isotonic
 from ilpkit.core.learner import MODEL_FORMAT_VERSION, ClauseBackend, Rule
@@ -14,6 +13,9 @@ from ilpkit.core.plugins import get_plugin_manager
 from ilpkit.plugins.combiners.kernels import FeatureStats, Kernel
 from ilpkit.plugins.combiners.svm_solver import SVMScore
 from ilpkit.plugins.learners.gleanersrl.features import FeatureSpace
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -126,6 +128,8 @@ class GleanerSRLModel:
 
     def explain_table(self, title: str, top: int = 25) -> Table:
         """The features with the largest weights, each shown as its clause(s)."""
+        from rich.table import Table  # only when a model is shown
+
         table = Table(title=title, show_lines=True)
         for name in ("#", "feature", "weight", "TP", "FP", "prec", "rec", "clauses"):
             table.add_column(name, justify="left" if name in ("feature", "clauses") else "right")

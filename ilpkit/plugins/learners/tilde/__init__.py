@@ -15,13 +15,11 @@ TIcER, :mod:`.ticer`). ``pu_adjust="counts"`` uses ``c`` inside the split scores
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
-from rich.console import Group
-from rich.text import Text
 
 from ilpkit.core.degenerate import DEGENERATE, TICER_FLOOR
 from ilpkit.core.learner import (
@@ -38,6 +36,9 @@ from ilpkit.plugins.learners.tilde.induce import InduceOptions, Inducer, InduceS
 from ilpkit.plugins.learners.tilde.splits import SplitScore
 from ilpkit.plugins.learners.tilde.ticer import estimate_label_frequency
 from ilpkit.plugins.learners.tilde.tree import Tree
+
+if TYPE_CHECKING:
+    from rich.console import Group
 
 
 class TildeOptions(BaseModel):
@@ -165,6 +166,9 @@ class TildeModel:
         return out
 
     def explain_table(self, title: str) -> Group:
+        from rich.console import Group  # only when a model is shown
+        from rich.text import Text
+
         parts: list[Any] = [Text(title, style="bold")]
         if self.c != 1.0:
             how = self.info.get("c_source", "")
