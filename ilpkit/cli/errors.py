@@ -93,6 +93,8 @@ def _plain_help(command: Any) -> None:
             continue
         if param.param_type_name == "argument":
             name = str(param.name).upper()
+            if param.nargs == -1:  # any number of them, as click writes it
+                name += "..."
             param.metavar = name
             if hasattr(param, "display_type_rich"):  # typer >= 0.20: {NAME} and <str> hints
                 setattr(param, "display_type_rich", _no_type)  # noqa: B010
