@@ -97,3 +97,27 @@ def test_learning_curve_ticks_are_the_budgets_without_overlapping_minor_labels()
     assert labels == ["300", "1,000", "3,000"]
     assert all(t.get_text() == "" for t in ax.get_xticklabels(minor=True))
     plt.close(fig)
+
+
+WRITTEN = "eastbound(A) :- has_car(A,B), member(B,[b]), load(B,':cat:')."
+"""A rule whose text rich read as markup (``[b]``: bold, and gone) and an emoji's name."""
+
+
+@pytest.mark.parametrize("learner", ["theory", "rankboost"])
+def test_rules_are_shown_as_written_not_as_markup(learner: str, tmp_path: Path) -> None:
+    """``learn``/``explain`` draw rules without rich; the self-explaining models (boosting)
+    still through rich, whose consoles now take text as text."""
+    model = tmp_path / "m.json"
+    args = ["learn", "trains", "-q", "--learner", learner, "--out", str(model)]
+    if learner != "theory":
+        args += ["--set", "learner.rounds=2"]
+    assert runner.invoke(app, args).exit_code == 0
+    data = json.loads(model.read_text())
+    if learner == "theory":
+        data["rules"][0]["clause"] = WRITTEN
+    else:
+        data["hypotheses"][0]["clauses"][0]["clause"] = WRITTEN
+    model.write_text(json.dumps(data))
+    result = runner.invoke(app, ["explain", str(model)], env={"COLUMNS": "250"})
+    assert result.exit_code == 0, result.output
+    assert WRITTEN in result.stdout

@@ -39,7 +39,7 @@ def backends(
         table.add_row(
             r["name"], r["variant"], "yes" if r["available"] else "no", r["version"], r["reason"]
         )
-    Console(highlight=False, markup=False).print(table)
+    Console(highlight=False, markup=False, emoji=False).print(table)
 
 
 def backend_statuses(manager: PluginManager) -> list[dict[str, Any]]:

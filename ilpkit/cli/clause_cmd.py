@@ -159,4 +159,4 @@ def coverage(
         f"{counts.precision:.4f}",
         f"{counts.recall:.4f}",
     )
-    Console(highlight=False).print(table)
+    Console(highlight=False, markup=False, emoji=False).print(table)

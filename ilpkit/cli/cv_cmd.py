@@ -41,7 +41,7 @@ class UnitProgress:
     def __init__(self, enabled: bool, terminal: bool = True) -> None:
         from rich.console import Console
 
-        self.console = Console(stderr=True, highlight=False)
+        self.console = Console(stderr=True, highlight=False, markup=False, emoji=False)
         self.enabled = enabled and terminal
         self.plain = PlainLines("cv") if enabled and not terminal else None
         """Outside a terminal: a line per finished unit and rate-limited step lines."""
@@ -405,7 +405,7 @@ def _run(
         return
     from ilpkit.experiment.report import summary_cell
 
-    console = Console(highlight=False)
+    console = Console(highlight=False, markup=False, emoji=False)
     summary = results["summary"]
     cells = ", ".join(f"{k} {summary_cell(v)}" for k, v in summary.items())
     console.print(f"{results['n_units']} units: {cells}")

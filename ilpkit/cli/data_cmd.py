@@ -70,7 +70,9 @@ def check(
     if json_output:
         typer.echo(json.dumps(summary, indent=2, default=str))
     else:
-        Console(highlight=False, markup=False).print(summary_tree(summary, title=str(path)))
+        Console(highlight=False, markup=False, emoji=False).print(
+            summary_tree(summary, title=str(path))
+        )
     # Only a Task has a program to check (the CLI tests substitute summary-only loaders).
     unsafe = unsafe_constructs(task) if isinstance(task, Task) else []
     for item in unsafe[:_MAX_ITEMS]:

@@ -23,7 +23,7 @@ def list_() -> None:
     table = Table("name", "description", "path")
     for name, doc in BUNDLED.items():
         table.add_row(name, doc, str(bundled_path(name)))
-    Console().print(table)
+    Console(markup=False, emoji=False).print(table)
 
 
 @app.command("path")
@@ -85,7 +85,7 @@ def synth(
         stem=stem,
     )
     params.check()
-    console = Console(stderr=True, highlight=False)
+    console = Console(stderr=True, highlight=False, markup=False, emoji=False)
     console.print(f"generating {examples:,} examples (skew {skew:g}, noise {noise:g}) ...")
     summary = write(params, out_dir, progress=lambda msg: console.print(f"  {msg}"))
     console.print(
@@ -96,4 +96,4 @@ def synth(
     table = Table("planted rule", "pos", "neg")
     for rule in [*summary.rules, summary.union]:
         table.add_row(rule.rule, f"{rule.positives:,}", f"{rule.negatives:,}")
-    Console().print(table)
+    Console(markup=False, emoji=False).print(table)

@@ -33,11 +33,11 @@ from ilpkit.cli.common import (
 )
 from ilpkit.cli.plain_progress import PlainLines, duration
 from ilpkit.cli.tables import fit_table
+from ilpkit.cli.text_table import Column, colour_wanted, render, terminal_width
 from ilpkit.core.outpaths import check_output_file, write_output
 from ilpkit.experiment.data_format import DataFormat
 
 if TYPE_CHECKING:  # numpy and the core modules load when a command runs, not for --help
-    from rich.console import Console
     from rich.progress import Progress
 
     from ilpkit.core.learner import Rule
@@ -75,7 +75,7 @@ class LiveProgress:
                 SpinnerColumn(),
                 TextColumn("{task.description}"),
                 TimeElapsedColumn(),
-                console=Console(stderr=True),
+                console=Console(stderr=True, markup=False, emoji=False),
                 transient=True,
             )
             self._progress.__enter__()
@@ -366,63 +366,69 @@ def _report_learnt(
     warn_degenerate(model.rules(), data.get("info"), rounds="hypotheses" in data)
     if quiet:
         return
-    from rich.console import Console
-
     used = model.info if isinstance(model, Recorded) else {}
-    console = Console(highlight=False)
-    print_rules(console, model.rules(), title=f"{learner} model of {path}")
-    print_evaluation(console, used.get("evaluation") or [])
+    width = terminal_width()
+    print_rules(model.rules(), title=f"{learner} model of {path}", width=width)
+    print_evaluation(used.get("evaluation") or [], width=width)
     n_rules = len(model.rules())
-    console.print(
+    say(
         f"{n_rules} {'rule' if n_rules == 1 else 'rules'}, "
         f"{model.clauses_evaluated:,} clauses evaluated, "
         f"{elapsed:.2f} s (learner {learner}, search {used.get('search', search)}, "
-        f"scorer {used.get('scorer', scorer)}, backend {backend}, seed {seed})"
+        f"scorer {used.get('scorer', scorer)}, backend {backend}, seed {seed})",
+        width,
     )
     for note in limit_notes(used.get("limits_exceeded", 0), used.get("goals_dropped", 0)):
-        console.print(note)
+        say(note, width)
     if out is not None:
-        console.print(f"model written to {out}")
+        say(f"model written to {out}", width)
 
 
-def print_rules(console: Console, rules: list[Rule], *, title: str) -> None:
-    from rich.table import Table
-
-    table = Table(title=title, show_lines=False)
-    table.add_column("#", justify="right")
-    table.add_column("rule", overflow="fold")
-    table.add_column("TP", justify="right")
-    table.add_column("FP", justify="right")
-    table.add_column("precision", justify="right")
-    table.add_column("recall", justify="right")
-    for i, r in enumerate(rules, 1):
-        table.add_row(
-            str(i), str(r.clause), f"{r.tp:g}", f"{r.fp:g}", f"{r.precision:.3f}", f"{r.recall:.3f}"
-        )
-    console.print(fit_table(table, console))
+def print_rules(rules: list[Rule], *, title: str, width: int) -> None:
+    """The rules with their training counts, precision and recall."""
+    columns = [Column("#", right=True), Column("rule")]
+    columns += [Column(name, right=True) for name in ("TP", "FP", "precision", "recall")]
+    rows = [
+        [str(i), str(r.clause), f"{r.tp:g}", f"{r.fp:g}", f"{r.precision:.3f}", f"{r.recall:.3f}"]
+        for i, r in enumerate(rules, 1)
+    ]
+    _echo_table(title, columns, rows, width, boxed=True)
 
 
-def print_evaluation(console: Console, rows: list[dict[str, Any]]) -> None:
+def print_evaluation(rows: list[dict[str, Any]], *, width: int) -> None:
     """The whole model's confusion matrix and figures per set of examples (training, test)."""
-    from rich.table import Table
-
     if not rows:
         return
-    table = Table(title="whole model", box=None)
-    table.add_column("examples (n)")
-    for name in ("TP", "FN", "FP", "TN", "acc.", "prec.", "recall", "F1", "AUROC", "AURPC"):
-        table.add_column(name, justify="right")
+    names = ("TP", "FN", "FP", "TN", "acc.", "prec.", "recall", "F1", "AUROC", "AURPC")
+    columns = [Column("examples (n)"), *(Column(name, right=True) for name in names)]
 
     def figure(value: float | None) -> str:
         return "-" if value is None else f"{value:.3f}"
 
-    for row in rows:
-        table.add_row(
+    cells = [
+        [
             f"{row['on']} ({row['examples']})",
             *(str(row[k]) for k in ("tp", "fn", "fp", "tn")),
             *(figure(row[k]) for k in ("accuracy", "precision", "recall", "f1", "auroc", "aurpc")),
-        )
-    console.print(fit_table(table, console))
+        ]
+        for row in rows
+    ]
+    _echo_table("whole model", columns, cells, width, boxed=False)
+
+
+def _echo_table(
+    title: str, columns: list[Column], rows: list[list[str]], width: int, *, boxed: bool
+) -> None:
+    for line in render(title, columns, rows, width, boxed=boxed).lines(colour=colour_wanted()):
+        typer.echo(line)
+
+
+def say(text: str, width: int) -> None:
+    """A line of the report, wrapped at spaces to the terminal's width."""
+    import textwrap
+
+    for line in textwrap.wrap(text, width, break_on_hyphens=False) or [""]:
+        typer.echo(line)
 
 
 def predict(
@@ -559,8 +565,6 @@ def explain(
     trust_data: TrustOpt = False,
 ) -> None:
     """Show a model's rules with their precision, recall and coverage counts."""
-    from rich.console import Console
-
     from ilpkit.core.learner import SelfExplaining
     from ilpkit.core.model_files import load_model
     from ilpkit.experiment.api import explain as explain_rules
@@ -571,7 +575,9 @@ def explain(
     title = f"{model.learner} model {model_path} (training counts)"
     if isinstance(model, SelfExplaining) and path is None and not json_output:
         # an ensemble that explains itself (boosting: weak hypotheses ordered by alpha)
-        console = Console(highlight=False)
+        from rich.console import Console
+
+        console = Console(highlight=False, markup=False, emoji=False)
         console.print(fit_table(model.explain_table(title), console))
         console.print(f"{model.clauses_evaluated:,} clauses evaluated in training")
         return
@@ -583,7 +589,7 @@ def explain(
     if json_output:
         typer.echo(json.dumps([r.to_json() for r in rules], indent=2))
         return
-    console = Console(highlight=False)
-    print_rules(console, rules, title=title)
+    width = terminal_width()
+    print_rules(rules, title=title, width=width)
     noun = "rule" if len(rules) == 1 else "rules"
-    console.print(f"{len(rules)} {noun}; {model.clauses_evaluated:,} clauses evaluated in training")
+    say(f"{len(rules)} {noun}; {model.clauses_evaluated:,} clauses evaluated in training", width)

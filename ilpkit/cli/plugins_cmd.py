@@ -36,7 +36,7 @@ def plugins(
     if json_output:
         typer.echo(json.dumps(plugins_as_json(manager), indent=2))
         return
-    Console(highlight=False, markup=False).print(plugins_table(manager))
+    Console(highlight=False, markup=False, emoji=False).print(plugins_table(manager))
 
 
 def plugins_as_json(manager: PluginManager) -> dict[str, list[dict[str, Any]]]:
