@@ -33,13 +33,13 @@ from ilpkit.cli.common import (
 )
 from ilpkit.cli.plain_progress import PlainLines, duration
 from ilpkit.cli.tables import fit_table
-from ilpkit.cli.text_table import Column, colour_wanted, render, terminal_width
 from ilpkit.core.outpaths import check_output_file, write_output
 from ilpkit.experiment.data_format import DataFormat
 
 if TYPE_CHECKING:  # numpy and the core modules load when a command runs, not for --help
     from rich.progress import Progress
 
+    from ilpkit.cli.text_table import Column
     from ilpkit.core.learner import Rule
     from ilpkit.core.search import Evaluated
 
@@ -366,6 +366,8 @@ def _report_learnt(
     warn_degenerate(model.rules(), data.get("info"), rounds="hypotheses" in data)
     if quiet:
         return
+    from ilpkit.cli.text_table import terminal_width  # not for -q (nor for --help)
+
     used = model.info if isinstance(model, Recorded) else {}
     width = terminal_width()
     print_rules(model.rules(), title=f"{learner} model of {path}", width=width)
@@ -386,6 +388,8 @@ def _report_learnt(
 
 def print_rules(rules: list[Rule], *, title: str, width: int) -> None:
     """The rules with their training counts, precision and recall."""
+    from ilpkit.cli.text_table import Column
+
     columns = [Column("#", right=True), Column("rule")]
     columns += [Column(name, right=True) for name in ("TP", "FP", "precision", "recall")]
     rows = [
@@ -397,6 +401,8 @@ def print_rules(rules: list[Rule], *, title: str, width: int) -> None:
 
 def print_evaluation(rows: list[dict[str, Any]], *, width: int) -> None:
     """The whole model's confusion matrix and figures per set of examples (training, test)."""
+    from ilpkit.cli.text_table import Column
+
     if not rows:
         return
     names = ("TP", "FN", "FP", "TN", "acc.", "prec.", "recall", "F1", "AUROC", "AURPC")
@@ -419,6 +425,8 @@ def print_evaluation(rows: list[dict[str, Any]], *, width: int) -> None:
 def _echo_table(
     title: str, columns: list[Column], rows: list[list[str]], width: int, *, boxed: bool
 ) -> None:
+    from ilpkit.cli.text_table import colour_wanted, render
+
     for line in render(title, columns, rows, width, boxed=boxed).lines(colour=colour_wanted()):
         typer.echo(line)
 
@@ -589,6 +597,8 @@ def explain(
     if json_output:
         typer.echo(json.dumps([r.to_json() for r in rules], indent=2))
         return
+    from ilpkit.cli.text_table import terminal_width
+
     width = terminal_width()
     print_rules(rules, title=title, width=width)
     noun = "rule" if len(rules) == 1 else "rules"
