@@ -1,6 +1,7 @@
 """The floor under every command (issue 32): CPU seconds and peak RSS of whole ``ilpkit``
 processes that do little work -- ``--version``, ``--help``, ``learn trains`` (with its
-tables, and ``-q`` without) and ``data check trains`` -- so start-up (imports, plugin registration, numba) is what they cost.
+tables, and ``-q`` without) and ``data check trains`` -- so start-up (imports, plugin
+registration, numba) is what they cost.
 
     python benchmarks/bench_floor.py [--repeat N] [TREE ...]
     python benchmarks/bench_floor.py --instructions [TREE ...]
