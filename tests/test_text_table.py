@@ -4,7 +4,9 @@ by hand on small cases, and line for line as rich drew them on generated ones.""
 from __future__ import annotations
 
 import io
+import sys
 
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -108,3 +110,19 @@ def test_the_table_is_the_one_rich_drew(rules: list[str], width: int) -> None:
     rows = [[str(i), rule, str(i * 3), "1.000", "0.250"] for i, rule in enumerate(rules, 1)]
     ours = [line.rstrip() for line in render("model", RULES, rows, width).lines(colour=False)]
     assert ours == _rich_lines("model", RULES, rows, width)
+
+
+def test_ascii_box_where_the_output_cannot_encode_box_drawing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Rich fell back to an ASCII box on such a terminal; so do these tables (a latin-1
+    terminal would otherwise get an encoding error instead of the model)."""
+
+    class Latin1Out:
+        encoding = "latin-1"
+
+    monkeypatch.setattr(sys, "stdout", Latin1Out())
+    drawn = render("t", RULES, [["1", "a(A) :- b(A).", "5", "1.000", "0.500"]], 80)
+    text = "\n".join(drawn.lines(colour=False))
+    text.encode("latin-1")  # raises if a box-drawing character is left
+    assert drawn.body[0].startswith("+---+") and drawn.body[1].startswith("| # |")

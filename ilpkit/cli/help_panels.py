@@ -10,13 +10,11 @@ boxes fall back to ASCII when the output's encoding has no box-drawing character
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import sys
-import textwrap
 from collections.abc import Callable, Iterable
 from typing import Any, Final
+
+from ilpkit.cli.text_table import box_drawing, colour_wanted, terminal_width, wrap
 
 MIN_WIDTH: Final = 40
 """Narrower terminals still get 40 columns: wrapping to fewer makes help unreadable."""
@@ -32,7 +30,7 @@ def render_help(command: Any, ctx: Any) -> str:
     """The whole help of ``command`` as text: usage, its help text, the panels, the epilog."""
     width = _width(ctx)
     style = _styler(ctx)
-    box = _box_characters()
+    box = _UNICODE_BOX if box_drawing() else _ASCII_BOX
     usage = " ".join([ctx.command_path, *command.collect_usage_pieces(ctx)])
     out = ["", f" {style('Usage:', 'usage')} {usage}", ""]
     if command.help:
@@ -48,21 +46,12 @@ def render_help(command: Any, ctx: Any) -> str:
 
 
 def _width(ctx: Any) -> int:
-    """The context's terminal width (``CliRunner(terminal_width=...)``), else the terminal's
-    (``COLUMNS`` first, 80 when there is no terminal), capped by ``max_content_width``."""
-    width = ctx.terminal_width or shutil.get_terminal_size().columns
+    """The context's terminal width (``CliRunner(terminal_width=...)``), else the output's
+    (:func:`~ilpkit.cli.text_table.terminal_width`), capped by ``max_content_width``."""
+    width = ctx.terminal_width or terminal_width()
     if ctx.max_content_width:
         width = min(width, ctx.max_content_width)
     return max(MIN_WIDTH, width)
-
-
-def _box_characters() -> str:
-    encoding = getattr(sys.stdout, "encoding", None) or "ascii"
-    try:
-        _UNICODE_BOX.encode(encoding)
-    except (UnicodeEncodeError, LookupError):
-        return _ASCII_BOX
-    return _UNICODE_BOX
 
 
 _STYLES: Final[dict[str, dict[str, Any]]] = {
@@ -78,7 +67,7 @@ def _styler(ctx: Any) -> Callable[[str, str], str]:
     """``style(text, role)``: ANSI-styled text, or the text itself under ``NO_COLOR``."""
     import typer
 
-    if os.environ.get("NO_COLOR") and ctx.color is not True:
+    if not colour_wanted() and ctx.color is not True:
         return lambda text, role: text
     return lambda text, role: typer.style(text, **_STYLES[role])
 
@@ -93,7 +82,7 @@ def _paragraphs(text: str, width: int) -> list[str]:
         if paragraph.startswith("\b"):
             lines += [f" {line}" for line in paragraph.splitlines()[1:]]
             continue
-        lines += _wrap(" ".join(paragraph.split()), width - 2, " ", " ") or [""]
+        lines += wrap(" ".join(paragraph.split()), width - 2, " ", " ") or [""]
     return lines
 
 
@@ -184,12 +173,12 @@ def _wrapped_help(text: str, width: int) -> list[str]:
     found = _TRAILER.search(text)
     if found:
         trailer, text = found.group(1), text[: found.start()]
-    lines = _wrap(text, width) if text else []
+    lines = wrap(text, width)
     if trailer:
         if lines and len(lines[-1]) + 1 + len(trailer) <= width:
             lines[-1] += " " + trailer
         else:
-            lines += _wrap(trailer, width)
+            lines += wrap(trailer, width)
     return lines
 
 
@@ -207,13 +196,5 @@ def _epilog_lines(epilog: str, width: int) -> list[str]:
     lines: list[str] = []
     for line in epilog.strip("\n").splitlines():
         indent = " " * (len(line) - len(line.lstrip()) + 1)
-        lines += _wrap(line.strip(), width - 1, indent, indent + "  ") or [""]
+        lines += wrap(line.strip(), width - 1, indent, indent + "  ") or [""]
     return lines
-
-
-def _wrap(text: str, width: int, first: str = "", rest: str = "") -> list[str]:
-    """``text`` in lines of at most ``width``, broken at spaces only (never inside
-    ``--an-option`` or ``side-effect-free``), a word longer than a line cut."""
-    return textwrap.wrap(
-        text, width, initial_indent=first, subsequent_indent=rest, break_on_hyphens=False
-    )

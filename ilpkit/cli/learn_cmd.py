@@ -433,9 +433,9 @@ def _echo_table(
 
 def say(text: str, width: int) -> None:
     """A line of the report, wrapped at spaces to the terminal's width."""
-    import textwrap
+    from ilpkit.cli.text_table import wrap
 
-    for line in textwrap.wrap(text, width, break_on_hyphens=False) or [""]:
+    for line in wrap(text, width) or [""]:
         typer.echo(line)
 
 

@@ -2,7 +2,7 @@
 drawn as text without rich.
 
 Why: importing rich to draw two small tables was a tenth of ``ilpkit learn trains``
-(137 M of 1,412 M instructions), a run whose learning takes 17 M. The tables look as rich
+(137 M of 1,412 M instructions), a run whose learning takes 18 M. The tables look as rich
 drew them (a heavy-headed box, or no box), and fit the terminal the same way as
 :func:`ilpkit.cli.tables.fit_table`: whole columns are dropped, in the order of
 :data:`~ilpkit.cli.tables.DROP_FIRST` then from the right, until the rest fits with the rule
@@ -21,6 +21,8 @@ from ilpkit.cli.tables import DROP_FIRST, FOLD, KEEP, RULE_MIN_WIDTH
 
 HEAVY_HEAD: Final = ("┏━┳┓", "┃┃┃", "┡━╇┩", "│││", "└─┴┘")
 """Top, header, header rule, row, bottom: left, line (or inner wall), joint, right."""
+ASCII_HEAD: Final = ("+-++", "|||", "|-+|", "|||", "+-++")
+"""The same box where the output cannot encode box drawing (as rich fell back)."""
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,7 @@ def render(
     caption = []
     if dropped:
         note = f"not shown at {width} columns: {', '.join(dropped)} (widen it or use --json)"
-        caption = [_center(part, table_width) for part in _wrap(note, table_width)]
+        caption = [_center(part, table_width) for part in wrap(note, table_width)]
     return Drawn(_center(title, table_width), body, 1 if boxed else 0, caption)
 
 
@@ -95,6 +97,26 @@ def terminal_width() -> int:
     except (AttributeError, OSError, ValueError):
         pass
     return 80
+
+
+def box_drawing() -> bool:
+    """Whether standard output's encoding has the box-drawing characters."""
+    import sys
+
+    try:
+        "┏━╭─│".encode(getattr(sys.stdout, "encoding", None) or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def wrap(text: str, width: int, first: str = "", rest: str = "") -> list[str]:
+    """``text`` in lines of at most ``width`` (``first`` and ``rest`` indent them), broken
+    at spaces only where it can be (``--an-option``, ``side-effect-free`` stay whole); a
+    word longer than a line is cut. No lines for no text."""
+    return textwrap.wrap(
+        text, width, initial_indent=first, subsequent_indent=rest, break_on_hyphens=False
+    )
 
 
 def colour_wanted() -> bool:
@@ -173,7 +195,7 @@ def _row_lines(
 ) -> list[list[str]]:
     """A row as lines of cells, its rule text wrapped to its column."""
     parts = [
-        _wrap(cell, w) if column.header in FOLD else [cell]
+        (wrap(cell, w) or [""]) if column.header in FOLD else [cell]
         for column, cell, w in zip(columns, row, widths, strict=True)
     ]
     height = max(len(p) for p in parts)
@@ -190,7 +212,7 @@ def _row_lines(
 def _boxed(
     columns: Sequence[Column], cells: Sequence[Sequence[str]], widths: Sequence[int]
 ) -> list[str]:
-    top, head, rule, body, bottom = HEAVY_HEAD
+    top, head, rule, body, bottom = HEAVY_HEAD if box_drawing() else ASCII_HEAD
 
     def border(chars: str) -> str:
         left, line, joint, right = tuple(chars)
@@ -227,9 +249,3 @@ def _unboxed(
 def _center(text: str, width: int) -> str:
     """``text`` centred in ``width``, an odd space on the right (as rich centres)."""
     return " " * max(0, (width - len(text)) // 2) + text
-
-
-def _wrap(text: str, width: int) -> list[str]:
-    """Broken at spaces only where it can be (``side-effect-free`` stays whole); a word
-    longer than the line is cut."""
-    return textwrap.wrap(text, width, break_on_hyphens=False) or [""]
